@@ -1,0 +1,48 @@
+# The two commands a user needs: `make serve` and `make test`. Both create .venv when missing.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 5006
+CHROMIUM ?= /usr/bin/chromium
+APPS := $(wildcard apps/*.py)
+
+.PHONY: install serve test test-fast chromium lint bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test,dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+## Install (if needed) and serve the explorer and the teaching pages; opens a browser when one exists.
+serve: install
+	$(VENV)/bin/panel serve $(APPS) --port $(PORT) --index explorer --show
+
+## Install (if needed), including Debian's chromium for the browser tests, and run every test.
+test: install chromium
+	$(PY) -m pytest
+
+## The suite without the real-browser tests (no chromium needed).
+test-fast: install
+	$(PY) -m pytest -m "not ui"
+
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		echo "Installing Debian's chromium for the browser tests"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@test -x $(CHROMIUM) || { echo "chromium is missing: install Debian's 'chromium' package"; exit 1; }
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+bench: install
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache test-artifacts

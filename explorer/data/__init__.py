@@ -1,0 +1,69 @@
+"""Data layer: the ``Dataset`` type, file loaders, the catalogue and the papers' generators."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ._catalogue import CatalogueEntry, catalogue, catalogue_entries, entry, make
+from ._dataset import Dataset
+from ._errors import DataError
+from ._loaders import detect_format, load_file, save
+from ._synthetic import (
+    make_fgm_groups,
+    make_fgm_linear,
+    make_fsa_correlated,
+    make_fsa_equicorrelated,
+    make_fsa_nonlinear,
+    make_ranking,
+    make_semi_supervised,
+    make_sparse_wide,
+    make_text_like,
+    make_textures,
+    make_xor,
+)
+from ._validation import as_matrix, check_binary, check_labels, infer_task
+
+
+def load(source, *, label=None, name: str | None = None, **params) -> Dataset:
+    """Load a dataset from a catalogue name, a file path, or the bytes of an uploaded file.
+
+    Parameters
+    ----------
+    source : str, path-like or bytes
+        A name from :func:`catalogue` (then ``params`` override its declared knobs, e.g.
+        ``load("fsa-correlated", n_samples=300)``), a path to a LIBSVM/svmlight, CSV/TSV,
+        ``.npz`` or Parquet file (optionally ``.gz``/``.bz2`` compressed), or raw bytes.
+    label : str or int, optional
+        Label column of a table (name or position); default: the last column.
+    name : str, optional
+        File name for bytes input (used to detect the format and in messages).
+
+    Raises
+    ------
+    DataError
+        Any problem with the data, with the file named and the place of the problem.
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return load_file(source, label=label, name=name)
+    if isinstance(source, str) and source in catalogue() and not os.path.exists(source):
+        return make(source, **params)
+    if params:
+        raise TypeError(f"unexpected keyword arguments for a file: {sorted(params)}")
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.exists() and isinstance(source, str) and os.sep not in source \
+                and "." not in source:
+            raise DataError(f"no dataset named {source!r} in the catalogue and no such file; "
+                            f"known names: {', '.join(catalogue())}")
+        return load_file(path, label=label, name=name)
+    raise TypeError(f"cannot load a dataset from {type(source).__name__}")
+
+
+__all__ = [
+    "CatalogueEntry", "DataError", "Dataset", "as_matrix", "catalogue", "catalogue_entries",
+    "check_binary", "check_labels", "detect_format", "entry", "infer_task", "load", "load_file",
+    "make", "make_fgm_groups", "make_fgm_linear", "make_fsa_correlated",
+    "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_ranking", "make_semi_supervised",
+    "make_sparse_wide", "make_text_like", "make_textures", "make_xor", "save",
+]

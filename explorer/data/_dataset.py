@@ -1,0 +1,155 @@
+"""The ``Dataset`` type: a design matrix with everything the explorer knows about it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+TASKS = ("classification", "regression", "ranking")
+
+
+@dataclass
+class Dataset:
+    """A labeled design matrix plus optional test part, unlabeled rows and known structure.
+
+    Attributes
+    ----------
+    X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
+        Training rows. Sparse input stays sparse.
+    y : ndarray, shape (n_samples,)
+        Labels (any two or more labels for classification, floats for regression, relevance
+        grades for ranking).
+    name : str
+        Short name (catalogue name or file name).
+    X_test, y_test : optional
+        Held-out rows; filled by :meth:`split` when absent.
+    X_unlabeled : optional
+        Extra rows without labels (semi-supervised methods use them in their graph).
+    feature_names : list of str, optional
+    groups : ndarray of int (one group id per feature) or list of index arrays, optional
+        Non-overlapping ids, or possibly overlapping index sets.
+    image_shape : (height, width), optional
+        Set when features are pixels; views draw weights on this grid.
+    truth : ndarray of int, optional
+        Indices of the informative features (synthetic data), for recovery metrics.
+    task : {"classification", "regression", "ranking"}
+    query, query_test : optional
+        Query ids for ranking data.
+    description, source, licence : str
+        Provenance shown in the UI.
+    """
+
+    X: Any
+    y: np.ndarray | None
+    name: str = "dataset"
+    X_test: Any = None
+    y_test: np.ndarray | None = None
+    X_unlabeled: Any = None
+    feature_names: list[str] | None = None
+    groups: Any = None
+    image_shape: tuple[int, int] | None = None
+    truth: np.ndarray | None = None
+    task: str = "classification"
+    query: np.ndarray | None = None
+    query_test: np.ndarray | None = None
+    description: str = ""
+    source: str = ""
+    licence: str = ""
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {TASKS}, got {self.task!r}")
+
+    # ---------------------------------------------------------------- shape
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.X)
+
+    @property
+    def classes(self) -> np.ndarray | None:
+        if self.task != "classification" or self.y is None:
+            return None
+        return np.unique(self.y)
+
+    @property
+    def has_test(self) -> bool:
+        return self.X_test is not None and self.y_test is not None
+
+    def names(self) -> list[str]:
+        """Feature names, generated as ``x0, x1, …`` (or ``r{i}c{j}`` for images) when absent."""
+        if self.feature_names is not None:
+            return list(self.feature_names)
+        if self.image_shape is not None:
+            h, w = self.image_shape
+            return [f"r{i}c{j}" for i in range(h) for j in range(w)]
+        return [f"x{j}" for j in range(self.n_features)]
+
+    def summary(self) -> str:
+        """One line: rows, columns, density, classes."""
+        density = (self.X.nnz / max(1, self.n_samples * self.n_features)) if self.is_sparse else 1.0
+        parts = [f"{self.n_samples:,} × {self.n_features:,}"]
+        parts.append(f"sparse, density {density:.3g}" if self.is_sparse else "dense")
+        if self.task == "classification":
+            classes, counts = np.unique(self.y, return_counts=True)
+            if len(classes) <= 4:
+                parts.append(", ".join(f"{c}: {n}" for c, n in zip(classes, counts)))
+            else:
+                parts.append(f"{len(classes)} classes")
+        else:
+            parts.append(self.task)
+        if self.has_test:
+            parts.append(f"test {self.X_test.shape[0]:,}")
+        if self.X_unlabeled is not None:
+            parts.append(f"unlabeled {self.X_unlabeled.shape[0]:,}")
+        return " · ".join(parts)
+
+    # ---------------------------------------------------------------- split
+    def split(self, test_size: float = 0.3, seed: int = 0) -> Dataset:
+        """Hold out a test part (stratified for classification, by query for ranking).
+
+        A dataset that already has a test part is returned unchanged, so calling ``split`` on
+        the result of a generator that ships its own test set (as the papers' do) is harmless.
+        """
+        if self.has_test:
+            return self
+        if not 0.0 < test_size < 1.0:
+            raise ValueError(f"test_size must be in (0, 1), got {test_size}")
+        from sklearn.model_selection import GroupShuffleSplit, train_test_split
+
+        n = self.n_samples
+        idx = np.arange(n)
+        if self.task == "ranking" and self.query is not None:
+            splitter = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
+            train, test = next(splitter.split(idx, groups=self.query))
+        else:
+            stratify = None
+            if self.task == "classification":
+                _, counts = np.unique(self.y, return_counts=True)
+                if counts.min() >= 2:
+                    stratify = self.y
+            train, test = train_test_split(idx, test_size=test_size, random_state=seed,
+                                           stratify=stratify)
+            train, test = np.sort(train), np.sort(test)
+        return replace(
+            self,
+            X=_rows(self.X, train), y=self.y[train],
+            X_test=_rows(self.X, test), y_test=self.y[test],
+            query=None if self.query is None else self.query[train],
+            query_test=None if self.query is None else self.query[test],
+        )
+
+
+def _rows(X, idx):
+    return X[idx]

@@ -1,0 +1,165 @@
+"""Checks shared by the loaders and the estimators: every failure is a located ``DataError``."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._errors import DataError
+
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+class DataTypeError(DataError, TypeError):
+    """Values of the wrong Python type (a dict in a matrix): both a DataError and a TypeError."""
+
+
+def as_matrix(X, *, what: str = "X", source: str | None = None, copy: bool = False):
+    """Return ``X`` as a float32/float64 ndarray or CSR/CSC matrix, checked finite.
+
+    Sparse input stays sparse (COO/LIL/… become CSR; CSR and CSC are kept as they are).
+    Integer and boolean input becomes float64; float32 stays float32.
+    """
+    if sp.issparse(X):
+        if X.format not in ("csr", "csc"):
+            X = X.tocsr()
+        if X.dtype not in FLOAT_DTYPES:
+            if not np.issubdtype(X.dtype, np.number) and X.dtype != np.bool_:
+                raise DataError(f"{what} has non-numeric dtype {X.dtype}", source=source)
+            X = X.astype(np.float64)
+        elif copy:
+            X = X.copy()
+        if X.ndim != 2:
+            raise DataError(f"{what} must be 2-dimensional", source=source)
+        check_finite(X, what=what, source=source)
+        return X
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged nested lists and the like
+        raise DataError(f"{what} is not a rectangular numeric array ({exc})", source=source) from None
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except TypeError as exc:
+            raise DataTypeError(f"{what} contains values that are not numbers ({exc})",
+                                source=source) from None
+        except ValueError:
+            raise DataError(f"{what} contains non-numeric values", source=source) from None
+    if arr.dtype.kind in "US":
+        raise DataError(f"{what} contains text, not numbers", source=source)
+    if arr.dtype.kind == "c":
+        raise DataError(f"{what} is complex. Complex data not supported", source=source)
+    if arr.dtype not in FLOAT_DTYPES:
+        if arr.dtype.kind not in "biuf":
+            raise DataError(f"{what} has non-numeric dtype {arr.dtype}", source=source)
+        arr = arr.astype(np.float64)
+    elif copy:
+        arr = arr.copy()
+    if arr.ndim == 1:
+        raise DataError(
+            f"{what} is 1-dimensional with {arr.shape[0]} values; expected a 2-D matrix. "
+            "Reshape your data: reshape(-1, 1) for a single feature, reshape(1, -1) for a "
+            "single sample",
+            source=source,
+        )
+    if arr.ndim != 2:
+        raise DataError(f"{what} must be 2-dimensional, got shape {arr.shape}", source=source)
+    check_finite(arr, what=what, source=source)
+    return arr
+
+
+def check_finite(X, *, what: str = "X", source: str | None = None) -> None:
+    """Raise a ``DataError`` naming the first NaN/inf entry (row and column, 1-based)."""
+    values = X.data if sp.issparse(X) else X
+    if values.size == 0 or np.isfinite(values).all():
+        return
+    bad = np.flatnonzero(~np.isfinite(values.ravel()))[0]
+    value = values.ravel()[bad]
+    kind = "missing value (NaN)" if np.isnan(value) else "infinite value"
+    if sp.issparse(X):
+        major = int(np.searchsorted(X.indptr, bad, side="right") - 1)
+        minor = int(X.indices[bad])
+        row, col = (major, minor) if X.format == "csr" else (minor, major)
+    else:
+        row, col = np.unravel_index(bad, X.shape)
+    raise DataError(f"{what} has a {kind} at row {row + 1}, column {col + 1}", source=source)
+
+
+def check_rows(X, y, *, source: str | None = None, what: str = "y") -> None:
+    """Raise when ``X`` and the labels disagree on the number of rows."""
+    if y is not None and X.shape[0] != len(y):
+        raise DataError(
+            f"X has {X.shape[0]} rows but {what} has {len(y)} labels", source=source
+        )
+
+
+def infer_task(y) -> str:
+    """Classification when labels are text/bool or few integer values, else regression."""
+    y = np.asarray(y)
+    if y.dtype.kind in "OUSb":
+        return "classification"
+    if y.dtype.kind in "iu":
+        return "classification" if len(np.unique(y)) <= max(20, int(0.05 * len(y))) else "regression"
+    if y.dtype.kind == "f":
+        finite = y[np.isfinite(y)]
+        if finite.size and np.all(finite == np.round(finite)):
+            if len(np.unique(finite)) <= max(20, int(0.05 * len(y))):
+                return "classification"
+        return "regression"
+    return "classification"
+
+
+def check_labels(y, *, task: str = "classification", source: str | None = None,
+                 what: str = "the label column") -> np.ndarray:
+    """Validate a label vector: no missing values and, for classification, at least two classes."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        if y.ndim == 2 and y.shape[1] == 1:
+            import warnings
+
+            from sklearn.exceptions import DataConversionWarning
+
+            warnings.warn("A column-vector y was passed when a 1d array was expected; it was "
+                          "flattened with ravel().", DataConversionWarning, stacklevel=3)
+            y = y.ravel()
+        elif task != "multitask":
+            raise DataError(f"labels must be a 1-D vector, got shape {y.shape}", source=source)
+    if y.size == 0:
+        raise DataError("no labels", source=source)
+    if y.dtype.kind == "f":
+        bad = ~np.isfinite(y)
+        if bad.any():
+            row = int(np.flatnonzero(bad.ravel())[0] // (1 if y.ndim == 1 else y.shape[1]))
+            kind = "missing" if np.isnan(y.ravel()[np.flatnonzero(bad.ravel())[0]]) else "infinite"
+            raise DataError(f"{kind} label at row {row + 1}", source=source)
+    elif y.dtype == object:
+        missing = np.array([v is None or (isinstance(v, float) and np.isnan(v)) for v in y])
+        if missing.any():
+            raise DataError(f"missing label at row {int(np.flatnonzero(missing)[0]) + 1}",
+                            source=source)
+    if task == "classification":
+        if y.dtype.kind == "f" and not np.all(y == np.round(y)):
+            raise DataError(
+                "Unknown label type: continuous. The labels are non-integer numbers; a "
+                "classifier needs class labels (use a regression method for a continuous "
+                "target)", source=source)
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise DataError(
+                f"{what} has a single class ({classes[0]!r}): there is nothing to separate",
+                source=source)
+    elif task == "regression" and np.ptp(y.astype(float)) == 0:
+        raise DataError(f"{what} is constant: there is nothing to fit", source=source)
+    return y
+
+
+def check_binary(y, *, method: str, source: str | None = None) -> np.ndarray:
+    """Raise unless ``y`` has exactly two classes; return the sorted classes."""
+    classes = np.unique(np.asarray(y))
+    if len(classes) != 2:
+        shown = ", ".join(repr(c) for c in classes[:10]) + (", …" if len(classes) > 10 else "")
+        raise DataError(
+            f"{method} needs a binary target, but the labels have {len(classes)} classes "
+            f"({shown}); pick a two-class dataset (e.g. digits-3v8) or a method with a "
+            "multi-class form", source=source)
+    return classes

@@ -1,0 +1,172 @@
+"""Sweeps: accuracy (or any measure) versus the number of selected features.
+
+:func:`sweep` moves one method's sparsity knob over a grid, fits on the dataset's training part,
+scores on its test part and returns one row per point; ``callback(row)`` streams each row as it
+arrives (the app fills its accuracy-versus-#features plot with it) and stops the sweep when it
+returns ``False``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+import numpy as np
+import pandas as pd
+
+from .data import Dataset, load
+from .methods import REGISTRY, get_method
+from .metrics import evaluate, recovery
+
+ROW_COLUMNS = ["method", "param", "value", "n_selected", "fit_time", "n_iter", "objective"]
+
+
+def _resolve(method):
+    if isinstance(method, str):
+        return get_method(method)
+    if isinstance(method, type):
+        return method
+    raise TypeError("method must be a registered name or an estimator class")
+
+
+def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callback=None) -> dict:
+    """Fit one configuration on the training part and score it on the test part."""
+    est = cls(**params)
+    fit_kwargs = {}
+    if dataset.X_unlabeled is not None and "X_unlabeled" in _fit_arguments(cls):
+        fit_kwargs["X_unlabeled"] = dataset.X_unlabeled
+    if dataset.query is not None and "query" in _fit_arguments(cls):
+        fit_kwargs["query"] = dataset.query
+    start = time.perf_counter()
+    est.fit(dataset.X, dataset.y, callback=callback, **fit_kwargs)
+    wall = time.perf_counter() - start
+    row = {
+        "method": cls.registry_name or cls.__name__,
+        "n_selected": int(est.n_selected_),
+        "fit_time": float(getattr(est, "fit_time_", wall)),
+        "n_iter": int(getattr(est, "n_iter_", 0)),
+        "objective": float(est.history_[-1].objective) if getattr(est, "history_", None)
+        else float("nan"),
+    }
+    row.update(evaluate(est, dataset.X_test, dataset.y_test, metrics))
+    if dataset.truth is not None:
+        rec = recovery(est.selected_features_, dataset.truth)
+        row["found"] = rec["found"]
+        row["percent_found"] = rec["percent_found"]
+    row["_estimator"] = est
+    return row
+
+
+def _fit_arguments(cls) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(cls.fit).parameters)
+
+
+def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10,
+          metrics: Sequence[str] = ("accuracy",), callback: Callable | None = None,
+          n_jobs: int = 1, test_size: float = 0.3, seed: int = 0, keep_estimators: bool = False,
+          **params) -> pd.DataFrame:
+    """Fit ``method`` across its sparsity knob on ``dataset`` and score each point.
+
+    Parameters
+    ----------
+    method : str or estimator class
+        A registered name (``"fgm"``, ``"l1-svm"``, …) or a class.
+    dataset : Dataset or str
+        A dataset or a catalogue name; split with ``test_size``/``seed`` when it has no test
+        part.
+    values : sequence, optional
+        Values of the method's ``sparsity_param``; default ``cls.sweep_values`` (``n_points``).
+    metrics : sequence of str
+        Names from :data:`explorer.metrics.METRICS`.
+    callback : callable, optional
+        Called with each row (a dict) as soon as it is computed; return ``False`` to stop.
+    n_jobs : int
+        Points fitted concurrently in threads (the numerics release the GIL).
+    **params
+        Fixed parameters of the method.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point, sorted by value: ``method``, ``param``, ``value``, ``n_selected``,
+        each metric, ``fit_time``, ``n_iter``, ``objective`` (and ``found``/``percent_found``
+        when the dataset knows its true features; ``estimator`` with ``keep_estimators``).
+    """
+    cls = _resolve(method)
+    if isinstance(dataset, str):
+        dataset = load(dataset)
+    dataset = dataset.split(test_size=test_size, seed=seed)
+    knob = cls.sparsity_param
+    if knob in params:
+        raise ValueError(f"{knob!r} is the swept parameter; pass it through values=")
+    if values is None:
+        values = cls.sweep_values(dataset.X, dataset.y, n_points)
+    values = list(values)
+    rows: list[dict] = []
+    stop = False
+
+    def one(value):
+        row = fit_point(cls, dataset, {**params, knob: value}, metrics)
+        row["param"] = knob
+        row["value"] = value
+        return row
+
+    def deliver(row):
+        nonlocal stop
+        if not keep_estimators:
+            row.pop("_estimator", None)
+        else:
+            row["estimator"] = row.pop("_estimator")
+        rows.append(row)
+        if callback is not None and callback(dict(row)) is False:
+            stop = True
+
+    if n_jobs == 1:
+        for value in values:
+            deliver(one(value))
+            if stop:
+                break
+    else:
+        with ThreadPoolExecutor(max_workers=max(1, n_jobs)) as pool:
+            futures = [pool.submit(one, v) for v in values]
+            for future in as_completed(futures):
+                if stop:
+                    future.cancel()
+                    continue
+                deliver(future.result())
+            for future in futures:
+                future.cancel()
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return pd.DataFrame(columns=ROW_COLUMNS + list(metrics))
+    order = ROW_COLUMNS + [m for m in metrics] + \
+        [c for c in frame.columns if c not in ROW_COLUMNS and c not in metrics]
+    frame = frame[[c for c in order if c in frame.columns]]
+    return frame.sort_values("value", kind="stable").reset_index(drop=True)
+
+
+def compare(methods: Sequence[str], dataset, *, metrics: Sequence[str] = ("accuracy",),
+            n_points: int = 10, callback: Callable | None = None, **kwargs) -> pd.DataFrame:
+    """Sweep several registered methods on the same split and stack their rows."""
+    if isinstance(dataset, str):
+        dataset = load(dataset)
+    dataset = dataset.split(test_size=kwargs.pop("test_size", 0.3), seed=kwargs.pop("seed", 0))
+    frames = [sweep(m, dataset, metrics=metrics, n_points=n_points, callback=callback, **kwargs)
+              for m in methods]
+    return pd.concat(frames, ignore_index=True)
+
+
+def available_methods() -> list[str]:
+    """Registered method names."""
+    return sorted(REGISTRY)
+
+
+def monotone_fraction(values: Sequence[float]) -> float:
+    """Share of consecutive pairs that do not decrease (a curve's "monotone-ish" score)."""
+    v = np.asarray(values, dtype=float)
+    if v.size < 2:
+        return 1.0
+    return float(np.mean(np.diff(v) >= -1e-12))

@@ -1,0 +1,406 @@
+"""The estimator contract shared by every method and baseline (DESIGN.md, "The estimator
+contract").
+
+* :class:`IterationRecord` — what a method reports after each iteration.
+* :class:`Recorder` — times the fit (the callback's own time subtracted), keeps the history and
+  carries the stop request back to the solver.
+* :class:`BaseSelector` — scikit-learn compatible base: validation, label encoding, one-vs-rest
+  for methods without a multi-class form, ``predict``/``decision_function``/``score`` and the
+  selector mask all derived from ``coef_``/``support_``.
+* :data:`REGISTRY` and :func:`register` — short name → class, so the app lists methods without
+  knowing them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, clone
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import ParamSpec, specs_by_name  # noqa: F401  (re-exported)
+from ..data._errors import DataError
+from ..data._validation import as_matrix, check_binary, check_labels, check_rows
+
+Callback = Callable[["IterationRecord"], Any]
+
+
+@dataclass(frozen=True)
+class IterationRecord:
+    """What one iteration of a method did (one outer iteration for cutting-plane methods).
+
+    Attributes
+    ----------
+    iteration : int
+        0-based index over the whole fit (continues across one-vs-rest classes).
+    inner_steps : int
+        Inner solver steps spent in this iteration.
+    objective : float
+        The method's objective after this iteration (its own definition, documented per method).
+    n_selected : int
+        Number of selected features (or groups/generated features, as the method defines).
+    selected : ndarray of int
+        Indices of the selected input features.
+    elapsed : float
+        Seconds since the fit started, the callback's own time excluded.
+    lower, upper : float or None
+        Certified bounds on the optimal objective where the method has them.
+    info : mapping
+        Method-specific details (FGM's inner objective trace and new block, FSA's M_e and
+        killed features, GrFL's violation, …).
+    """
+
+    iteration: int
+    inner_steps: int
+    objective: float
+    n_selected: int
+    selected: np.ndarray
+    elapsed: float
+    lower: float | None = None
+    upper: float | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float | None:
+        """``upper - lower`` when both bounds exist."""
+        if self.lower is None or self.upper is None:
+            return None
+        return self.upper - self.lower
+
+
+class Recorder:
+    """Collects :class:`IterationRecord` objects, calls the user's callback, carries stop.
+
+    The solver calls :meth:`emit` once per iteration and must stop (leaving a usable model)
+    when it returns ``False``. Time spent inside the callback is not counted in ``elapsed``.
+    """
+
+    def __init__(self, callback: Callback | None = None, *, info: Mapping | None = None,
+                 parent: Recorder | None = None):
+        self.callback = callback
+        self.info = dict(info or {})
+        self.parent = parent
+        self.history: list[IterationRecord] = []
+        self.stopped = False
+        self._t0 = time.perf_counter()
+        self._callback_time = 0.0
+
+    def elapsed(self) -> float:
+        """Seconds since the start, callback time excluded."""
+        if self.parent is not None:
+            return self.parent.elapsed()
+        return time.perf_counter() - self._t0 - self._callback_time
+
+    def child(self, **info) -> Recorder:
+        """A recorder whose records go to this one with ``info`` added (one-vs-rest members)."""
+        return Recorder(info={**self.info, **info}, parent=self)
+
+    def _root(self) -> Recorder:
+        return self if self.parent is None else self.parent._root()
+
+    @property
+    def should_stop(self) -> bool:
+        return self._root().stopped
+
+    def emit(self, *, objective: float, n_selected: int, selected, inner_steps: int = 0,
+             lower: float | None = None, upper: float | None = None,
+             info: Mapping | None = None) -> bool:
+        """Record one iteration; return ``False`` when the fit must stop now."""
+        root = self._root()
+        selected = np.asarray(selected, dtype=np.int64).copy()
+        selected.setflags(write=False)
+        record = IterationRecord(
+            iteration=len(root.history), inner_steps=int(inner_steps),
+            objective=float(objective), n_selected=int(n_selected), selected=selected,
+            elapsed=root.elapsed(),
+            lower=None if lower is None else float(lower),
+            upper=None if upper is None else float(upper),
+            info={**self.info, **(info or {})},
+        )
+        root.history.append(record)
+        if self is not root:
+            self.history.append(record)
+        if root.callback is not None and not root.stopped:
+            start = time.perf_counter()
+            try:
+                answer = root.callback(record)
+            finally:
+                root._callback_time += time.perf_counter() - start
+            if answer is False:
+                root.stopped = True
+        return not root.stopped
+
+
+# ----------------------------------------------------------------------------- registry
+REGISTRY: dict[str, type[BaseSelector]] = {}
+
+
+def register(name: str):
+    """Class decorator: make a method available under ``name`` (app, sweeps, CLI)."""
+
+    def wrap(cls):
+        if name in REGISTRY and REGISTRY[name] is not cls:
+            raise ValueError(f"method name {name!r} is already registered")
+        cls.registry_name = name
+        REGISTRY[name] = cls
+        return cls
+
+    return wrap
+
+
+def get_method(name: str) -> type[BaseSelector]:
+    """The class registered under ``name`` (``KeyError`` listing the names if unknown)."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no method named {name!r}; known: {', '.join(sorted(REGISTRY))}") \
+            from None
+
+
+# ----------------------------------------------------------------------------- base class
+class BaseSelector(SelectorMixin, BaseEstimator):
+    """Base of every method: fit/predict/transform/score and the selected-feature mask.
+
+    Subclasses implement ``_fit(X, y, recorder, **fit_params)`` which receives validated X
+    (float ndarray or CSR/CSC) and, for binary classification, ``y`` in {−1, +1}; it sets
+    ``coef_`` (n_features,), ``intercept_`` (float) and ``support_`` (bool mask), calls
+    ``recorder.emit`` once per iteration and returns early (with a usable model) when emit
+    returns ``False``.
+
+    Class attributes describe the method to the rest of the explorer:
+
+    * ``param_specs`` — the tunable parameters (the app builds widgets from them);
+    * ``sparsity_param`` — the knob that sets the number of features (sweeps move it);
+    * ``more_features_when`` — ``"larger"`` if a larger knob value selects more features;
+    * ``multiclass`` — ``"ovr"`` (one-vs-rest by the base), ``"native"`` or ``"binary"``;
+    * ``supports_warm_start`` — a refit after a small change starts from the last solution.
+    """
+
+    registry_name: ClassVar[str] = ""
+    display_name: ClassVar[str] = ""
+    param_specs: ClassVar[tuple[ParamSpec, ...]] = ()
+    sparsity_param: ClassVar[str] = ""
+    more_features_when: ClassVar[str] = "larger"
+    multiclass: ClassVar[str] = "ovr"
+    supports_warm_start: ClassVar[bool] = False
+    has_bounds: ClassVar[bool] = False
+    teaching: ClassVar[str] = ""
+    _fit_params: ClassVar[tuple[str, ...]] = ()  # extra keyword arguments fit() accepts
+
+    # --------------------------------------------------------------- task
+    @property
+    def _task(self) -> str:
+        """``classification``, ``regression`` or ``ranking`` (may depend on parameters)."""
+        return "classification"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier" if self._task == "classification" else "regressor"
+        tags.input_tags.sparse = True
+        if self._task == "classification":
+            from sklearn.utils import ClassifierTags
+
+            tags.classifier_tags = ClassifierTags()
+            tags.regressor_tags = None
+        else:
+            from sklearn.utils import RegressorTags
+
+            tags.regressor_tags = RegressorTags()
+            tags.classifier_tags = None
+        return tags
+
+    # --------------------------------------------------------------- validation
+    def _validate_params_against_specs(self) -> None:
+        specs = specs_by_name(self.param_specs)
+        owner = type(self).__name__
+        for name, spec in specs.items():
+            spec.validate(getattr(self, name), owner=owner)
+        self._check_params()
+
+    def _check_params(self) -> None:
+        """Extra parameter checks that the specs cannot express (override)."""
+
+    def _validate_X(self, X, *, reset: bool):
+        X = as_matrix(X)
+        if reset:
+            self.n_features_in_ = X.shape[1]
+        elif X.shape[1] != self.n_features_in_:
+            raise DataError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                            f"expecting {self.n_features_in_} features as input")
+        return X
+
+    # --------------------------------------------------------------- fit
+    def fit(self, X, y, *, callback: Callback | None = None, **fit_params):
+        """Fit on ``X`` (dense or scipy sparse) and ``y``; see the class docstring.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        callback : callable, optional
+            Called with each :class:`IterationRecord`; return ``False`` to stop the fit
+            cleanly (the model stays usable and ``stopped_early_`` is set).
+        """
+        unknown = set(fit_params) - set(self._fit_params)
+        if unknown:
+            raise TypeError(f"fit() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+        self._validate_params_against_specs()
+        X = self._validate_X(X, reset=True)
+        if X.shape[0] < 2:
+            raise DataError(f"{type(self).__name__} needs at least 2 samples, got "
+                            f"{X.shape[0]} sample")
+        y = np.asarray(y)
+        check_rows(X, y)
+        recorder = Recorder(callback)
+        task = self._task
+        y = check_labels(y, task="multitask" if (y.ndim == 2 and self.multiclass == "native")
+                         else ("classification" if task == "classification" else "regression"))
+        if task == "classification" and y.ndim == 1:
+            self.classes_ = np.unique(y)
+            if len(self.classes_) == 2:
+                y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
+                self._fit(X, y_pm, recorder, **fit_params)
+            elif self.multiclass == "binary":
+                check_binary(y, method=self._describe())
+            elif self.multiclass == "ovr":
+                self._fit_ovr(X, y, recorder, **fit_params)
+            else:
+                self._fit(X, y, recorder, **fit_params)
+        else:
+            self._fit(X, y.astype(np.float64), recorder, **fit_params)
+        self.history_ = list(recorder.history)
+        self.n_iter_ = len(self.history_)
+        self.fit_time_ = recorder.elapsed()
+        self.stopped_early_ = recorder.stopped
+        return self
+
+    def _describe(self) -> str:
+        return self.display_name or type(self).__name__
+
+    def _fit(self, X, y, recorder: Recorder, **fit_params) -> None:  # pragma: no cover
+        raise NotImplementedError  # abstract: every registered method overrides it
+
+    def _fit_ovr(self, X, y, recorder: Recorder, **fit_params) -> None:
+        """One-vs-rest for methods without a multi-class form: one binary fit per class.
+
+        ``coef_`` stacks the per-class weights (n_classes, n_features); ``support_`` is the
+        union of the per-class selections.
+        """
+        previous = getattr(self, "estimators_", None) if getattr(self, "warm_start", False) \
+            else None
+        members = []
+        for k, label in enumerate(self.classes_):
+            if previous is not None and len(previous) == len(self.classes_):
+                member = previous[k]
+                member.set_params(**self.get_params(deep=False))
+            else:
+                member = clone(self)
+            member.n_features_in_ = self.n_features_in_
+            y_pm = np.where(y == label, 1.0, -1.0)
+            member.classes_ = np.array([-1.0, 1.0])
+            member._fit(X, y_pm, recorder.child(**{"class": _py(label)}), **fit_params)
+            members.append(member)
+            if recorder.should_stop:
+                break
+        while len(members) < len(self.classes_):  # stopped early: untrained classes score -inf
+            empty = clone(self)
+            empty.n_features_in_ = self.n_features_in_
+            empty.coef_ = np.zeros(self.n_features_in_)
+            empty.intercept_ = -np.inf
+            empty.support_ = np.zeros(self.n_features_in_, dtype=bool)
+            members.append(empty)
+        self.estimators_ = members
+        self.coef_ = np.vstack([m.coef_ for m in members])
+        self.intercept_ = np.array([m.intercept_ for m in members], dtype=float)
+        self.support_ = np.logical_or.reduce([m.support_ for m in members])
+
+    # --------------------------------------------------------------- predict
+    def _decision_binary(self, X) -> np.ndarray:
+        """Decision values of a fitted linear model (override for nonlinear feature maps).
+
+        Shape (n,) for a binary/regression model, (n, n_classes) for a native multi-class one.
+        """
+        if np.ndim(self.coef_) == 2:
+            return np.asarray(X @ self.coef_.T) + self.intercept_
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+    def decision_function(self, X) -> np.ndarray:
+        """Signed distances (binary: shape (n,); multi-class: (n, n_classes))."""
+        check_is_fitted(self, "coef_")
+        X = self._validate_X(X, reset=False)
+        members = getattr(self, "estimators_", None)
+        if members is not None and self._task == "classification" and len(self.classes_) > 2:
+            return np.column_stack([m._decision_binary(X) for m in members])
+        return self._decision_binary(X)
+
+    def predict(self, X) -> np.ndarray:
+        """Class labels (classification) or values (regression/ranking scores)."""
+        scores = self.decision_function(X)
+        if self._task != "classification":
+            return scores
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy (classification) or R² (regression)."""
+        if self._task == "classification":
+            from sklearn.metrics import accuracy_score
+
+            return float(accuracy_score(y, self.predict(X), sample_weight=sample_weight))
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(y, self.predict(X), sample_weight=sample_weight))
+
+    # --------------------------------------------------------------- selection
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    @property
+    def n_selected_(self) -> int:
+        """Number of selected input features."""
+        return int(np.count_nonzero(self._get_support_mask()))
+
+    @property
+    def selected_features_(self) -> np.ndarray:
+        """Indices of the selected input features."""
+        return np.flatnonzero(self._get_support_mask())
+
+    def feature_weights(self) -> np.ndarray:
+        """|weight| per input feature (max over classes) — what sparsity maps draw."""
+        check_is_fitted(self, "coef_")
+        return np.abs(np.atleast_2d(self.coef_)).max(axis=0)
+
+    # --------------------------------------------------------------- specs
+    @classmethod
+    def specs(cls) -> tuple[ParamSpec, ...]:
+        return cls.param_specs
+
+    @classmethod
+    def sweep_values(cls, X, y, n_points: int = 10) -> Sequence:
+        """A default grid of the sparsity knob for an accuracy-versus-#features sweep."""
+        spec = specs_by_name(cls.param_specs)[cls.sparsity_param]
+        m = X.shape[1]
+        if spec.kind == "int":
+            high = min(spec.high or m, max(2, m))
+            values = np.unique(np.geomspace(max(1, spec.low or 1), high, n_points).astype(int))
+            return [int(v) for v in values]
+        low, high = spec.low, spec.high
+        return [float(v) for v in np.geomspace(low, high, n_points)]
+
+
+def _py(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def dense_rows(X, rows) -> np.ndarray:
+    """Rows of X as a dense array (small selections only)."""
+    sub = X[rows]
+    return sub.toarray() if sp.issparse(sub) else np.asarray(sub)

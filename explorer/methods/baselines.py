@@ -1,0 +1,350 @@
+"""Classic baselines in the same contract: ℓ1-SVM, ℓ1-logistic regression, RFE, Fisher filter.
+
+Each declares its sparsity knob and can target a number of features ``k``: the ℓ1 models by
+bisection on C (as the FSA paper did for its ℓ1 baseline), RFE and the Fisher filter directly.
+The solvers are scikit-learn's (liblinear); convergence warnings are caught and reported as
+``converged_`` and in each record's ``info`` instead of being printed.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC, l1_min_c
+
+from .._params import ParamSpec
+from .base import BaseSelector, Recorder, register
+
+_K_SPEC = ParamSpec("k", "target #features", None, "int", 1, 100000, log=True, nullable=True,
+                    help="bisect C until exactly k features are non-zero (None: use C)")
+_REFIT = ParamSpec("refit", "refit (de-bias)", False, "bool",
+                   help="retrain an ℓ2 model of the same loss on the selected features")
+
+
+def _fit_quietly(model, X, y):
+    """Fit a scikit-learn model, returning whether it converged (no warning printed)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model.fit(X, y)
+    return not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def _coef(model, multi: bool):
+    coef = np.asarray(model.coef_, dtype=np.float64)
+    intercept = np.asarray(model.intercept_, dtype=np.float64)
+    if not multi:
+        return coef.ravel(), float(intercept.ravel()[0])
+    return coef, intercept
+
+
+class _LinearL1(BaseSelector):
+    """Shared machinery of the two ℓ1 baselines (C path, bisection to k, optional refit)."""
+
+    sparsity_param = "C"
+    multiclass = "native"
+    loss_name = ""
+
+    def _make(self, C: float, l1: bool = True):  # pragma: no cover - overridden
+        raise NotImplementedError  # abstract
+
+    def _l1_min_c(self, X, y) -> float:
+        return float(l1_min_c(X, y, loss="squared_hinge" if self.loss_name == "squared_hinge"
+                              else "log", fit_intercept=True))
+
+    def _objective(self, X, y, coef, intercept, C) -> float:
+        margins = X @ np.atleast_2d(coef).T + intercept
+        if margins.shape[1] == 1:
+            z = np.asarray(y).reshape(-1, 1) * margins
+        else:
+            classes = self.classes_
+            Y = np.where(np.asarray(y)[:, None] == classes[None, :], 1.0, -1.0)
+            z = Y * margins
+        if self.loss_name == "squared_hinge":
+            loss = np.square(np.maximum(0.0, 1.0 - z)).sum()
+        else:
+            loss = np.logaddexp(0.0, -z).sum()
+        return float(np.abs(coef).sum() + C * loss)
+
+    def _one(self, X, y, C, multi):
+        model = self._make(C)
+        converged = _fit_quietly(model, X, y)
+        coef, intercept = _coef(model, multi)
+        return coef, intercept, converged
+
+    def _fit(self, X, y, recorder: Recorder, **_):
+        multi = np.ndim(y) == 1 and len(getattr(self, "classes_", [])) > 2
+        if self.k is None:
+            coef, intercept, converged = self._one(X, y, self.C, multi)
+            self._set(coef, intercept, multi, C=self.C, converged=converged)
+            recorder.emit(objective=self._objective(X, y, coef, intercept, self.C),
+                          n_selected=int(self.support_.sum()),
+                          selected=np.flatnonzero(self.support_),
+                          info={"C": self.C, "converged": converged})
+        else:
+            self._bisect(X, y, recorder, multi)
+        if self.refit and self.support_.any():
+            self._refit(X, y, multi)
+
+    def _set(self, coef, intercept, multi, *, C, converged):
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.support_ = np.any(np.atleast_2d(coef) != 0, axis=0)
+        self.C_ = float(C)
+        self.converged_ = bool(converged)
+
+    def _bisect(self, X, y, recorder, multi, max_steps: int = 40):
+        """Find C with exactly k non-zero features by bisection on log C (keeps the best)."""
+        k = int(self.k)
+        lo = self._l1_min_c(X, y)  # below it every weight is zero
+        hi = lo * 4.0
+        best = None  # (|nnz - k|, prefer >= k, C, coef, intercept, converged)
+
+        def attempt(C):
+            nonlocal best
+            coef, intercept, converged = self._one(X, y, C, multi)
+            nnz = int(np.any(np.atleast_2d(coef) != 0, axis=0).sum())
+            key = (abs(nnz - k), nnz < k)
+            if best is None or key < best[0]:
+                best = (key, C, coef, intercept, converged)
+            self._set(*best[2:4], multi, C=best[1], converged=best[4])
+            go_on = recorder.emit(objective=self._objective(X, y, coef, intercept, C),
+                                  n_selected=nnz, selected=np.flatnonzero(
+                                      np.any(np.atleast_2d(coef) != 0, axis=0)),
+                                  info={"C": C, "target_k": k, "converged": converged})
+            return nnz, go_on
+
+        # grow the upper end until it selects at least k features
+        for _ in range(30):
+            nnz, go_on = attempt(hi)
+            if not go_on or nnz >= k:
+                break
+            lo, hi = hi, hi * 4.0
+        else:
+            return
+        if not go_on or nnz == k:
+            return
+        for _ in range(max_steps):
+            mid = math.sqrt(lo * hi)
+            nnz, go_on = attempt(mid)
+            if not go_on or nnz == k:
+                return
+            if nnz < k:
+                lo = mid
+            else:
+                hi = mid
+            if hi / lo < 1 + 1e-6:
+                return
+
+    def _refit(self, X, y, multi):
+        cols = np.flatnonzero(self.support_)
+        model = self._make(self.refit_C, l1=False)
+        _fit_quietly(model, X[:, cols], y)
+        coef, intercept = _coef(model, multi)
+        full = np.zeros(np.atleast_2d(self.coef_).shape)
+        full[:, cols] = np.atleast_2d(coef)
+        self.coef_ = full if multi else full.ravel()
+        self.intercept_ = intercept
+
+    @classmethod
+    def sweep_values(cls, X, y, n_points: int = 10):
+        probe = cls()
+        try:
+            y_arr = np.asarray(y)
+            c0 = probe._l1_min_c(X, y_arr)
+        except ValueError:
+            c0 = 1e-3
+        return [float(c) for c in c0 * np.geomspace(1.2, 300.0, n_points)]
+
+
+@register("l1-svm")
+class L1SVM(_LinearL1):
+    """ℓ1-regularised squared-hinge linear SVM (scikit-learn's LinearSVC, liblinear).
+
+    Objective ``‖w‖₁ + C Σ max(0, 1 − y_i(wᵀx_i + b))²``. With ``k`` set, C is bisected until
+    exactly k weights are non-zero (or the closest count, preferring at least k). ``refit``
+    retrains an ℓ2 squared-hinge SVM (C = ``refit_C``) on the selected features — the
+    "ℓ1-SVM-retrained" de-bias control of FGM's Fig. 4.
+    """
+
+    display_name = "ℓ1-SVM"
+    loss_name = "squared_hinge"
+    param_specs = (
+        ParamSpec("C", "C", 0.05, "float", 1e-5, 1e3, log=True,
+                  help="inverse ℓ1 strength: larger C keeps more features"),
+        _K_SPEC, _REFIT,
+        ParamSpec("refit_C", "refit C", 1.0, "float", 1e-4, 1e4, log=True, live=False),
+        ParamSpec("max_iter", "max iterations", 2000, "int", 10, 100000, live=False),
+    )
+
+    def __init__(self, C: float = 0.05, k: int | None = None, refit: bool = False,
+                 refit_C: float = 1.0, max_iter: int = 2000, tol: float = 1e-4):
+        self.C = C
+        self.k = k
+        self.refit = refit
+        self.refit_C = refit_C
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _make(self, C, l1=True):
+        return LinearSVC(penalty="l1" if l1 else "l2", loss="squared_hinge", dual=False, C=C,
+                         max_iter=self.max_iter, tol=self.tol, random_state=0)
+
+
+@register("l1-logreg")
+class L1LogReg(_LinearL1):
+    """ℓ1-regularised logistic regression (scikit-learn's LogisticRegression, liblinear).
+
+    Objective ``‖w‖₁ + C Σ log(1 + exp(−y_i(wᵀx_i + b)))``; ``k`` bisects C as for
+    :class:`L1SVM`; ``refit`` retrains ℓ2 logistic regression on the selected features.
+    """
+
+    display_name = "ℓ1-LogReg"
+    loss_name = "logistic"
+    multiclass = "ovr"  # liblinear is binary-only; k then applies per class
+    param_specs = (
+        ParamSpec("C", "C", 0.1, "float", 1e-5, 1e3, log=True,
+                  help="inverse ℓ1 strength: larger C keeps more features"),
+        _K_SPEC, _REFIT,
+        ParamSpec("refit_C", "refit C", 1.0, "float", 1e-4, 1e4, log=True, live=False),
+        ParamSpec("max_iter", "max iterations", 1000, "int", 10, 100000, live=False),
+    )
+
+    def __init__(self, C: float = 0.1, k: int | None = None, refit: bool = False,
+                 refit_C: float = 1.0, max_iter: int = 1000, tol: float = 1e-4):
+        self.C = C
+        self.k = k
+        self.refit = refit
+        self.refit_C = refit_C
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _make(self, C, l1=True):
+        return LogisticRegression(l1_ratio=1.0 if l1 else 0.0, C=C, solver="liblinear",
+                                  max_iter=self.max_iter, tol=self.tol, random_state=0)
+
+
+def _linear_svc(C, max_iter=2000):
+    return LinearSVC(C=C, loss="squared_hinge", dual="auto", max_iter=max_iter, random_state=0)
+
+
+@register("rfe")
+class RFESelector(BaseSelector):
+    """Recursive feature elimination with a linear SVM (Guyon et al., as scikit-learn's RFE).
+
+    Repeatedly fits an ℓ2 squared-hinge LinearSVC on the surviving features and drops the
+    ``step`` share (a fraction) or count with the smallest squared weights, until ``k`` remain;
+    one record per elimination round (the RFE habit of keeping a score per step).
+    """
+
+    display_name = "RFE (linear SVM)"
+    sparsity_param = "k"
+    multiclass = "native"
+    param_specs = (
+        ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
+                  help="number of features to keep"),
+        ParamSpec("step", "step", 0.2, "float", 1e-3, 1e5, log=True,
+                  help="fraction (<1) or number (>=1) of features removed per round"),
+        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True, help="SVM trade-off"),
+    )
+
+    def __init__(self, k: int = 10, step: float = 0.2, C: float = 1.0):
+        self.k = k
+        self.step = step
+        self.C = C
+
+    def _fit(self, X, y, recorder: Recorder, **_):
+        m = X.shape[1]
+        k = min(int(self.k), m)
+        alive = np.arange(m)
+        multi = np.ndim(y) == 1 and len(getattr(self, "classes_", [])) > 2
+        while True:
+            model = _linear_svc(self.C)
+            converged = _fit_quietly(model, X[:, alive], y)
+            coef, intercept = _coef(model, multi)
+            self._store(alive, coef, intercept, m, multi)
+            if alive.size <= k:
+                recorder.emit(objective=float(np.square(coef).sum()), n_selected=alive.size,
+                              selected=alive, info={"converged": converged})
+                return
+            step = int(max(1, self.step * alive.size)) if self.step < 1 else int(self.step)
+            drop = min(step, alive.size - k)
+            ranking = np.square(np.atleast_2d(coef)).sum(0)
+            order = np.argsort(ranking, kind="stable")
+            removed = alive[order[:drop]]
+            alive = np.sort(alive[order[drop:]])
+            if not recorder.emit(objective=float(ranking.sum()), n_selected=alive.size,
+                                 selected=alive,
+                                 info={"removed": removed, "converged": converged}):
+                model = _linear_svc(self.C)
+                _fit_quietly(model, X[:, alive], y)
+                self._store(alive, *_coef(model, multi), m, multi)
+                return
+
+    def _store(self, alive, coef, intercept, m, multi):
+        full = np.zeros((np.atleast_2d(coef).shape[0], m))
+        full[:, alive] = np.atleast_2d(coef)
+        self.coef_ = full if multi else full.ravel()
+        self.intercept_ = intercept
+        self.support_ = np.zeros(m, dtype=bool)
+        self.support_[alive] = True
+
+
+def fisher_scores(X, y) -> np.ndarray:
+    """Fisher score per feature: Σ_c n_c (μ_cj − μ_j)² / Σ_c n_c σ²_cj (sparse-friendly)."""
+    classes = np.unique(y)
+    m = X.shape[1]
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    between = np.zeros(m)
+    within = np.zeros(m)
+    for c in classes:
+        rows = np.flatnonzero(y == c)
+        Xc = X[rows]
+        mu = np.asarray(Xc.mean(axis=0)).ravel()
+        sq = Xc.multiply(Xc) if sp.issparse(Xc) else Xc * Xc
+        var = np.asarray(sq.mean(axis=0)).ravel() - mu**2
+        between += rows.size * (mu - mean) ** 2
+        within += rows.size * np.maximum(var, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = np.where(within > 0, between / within, np.where(between > 0, np.inf, 0.0))
+    return score
+
+
+@register("fisher")
+class FisherSVM(BaseSelector):
+    """Fisher-score filter followed by a linear SVM on the ``k`` best-scored features."""
+
+    display_name = "Fisher + SVM"
+    sparsity_param = "k"
+    multiclass = "native"
+    param_specs = (
+        ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
+                  help="number of features with the largest Fisher score"),
+        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True, help="SVM trade-off"),
+    )
+
+    def __init__(self, k: int = 10, C: float = 1.0):
+        self.k = k
+        self.C = C
+
+    def _fit(self, X, y, recorder: Recorder, **_):
+        m = X.shape[1]
+        k = min(int(self.k), m)
+        self.scores_ = fisher_scores(X, y)
+        keep = np.sort(np.argsort(-self.scores_, kind="stable")[:k])
+        multi = np.ndim(y) == 1 and len(getattr(self, "classes_", [])) > 2
+        model = _linear_svc(self.C)
+        converged = _fit_quietly(model, X[:, keep], y)
+        coef, intercept = _coef(model, multi)
+        full = np.zeros((np.atleast_2d(coef).shape[0], m))
+        full[:, keep] = np.atleast_2d(coef)
+        self.coef_ = full if multi else full.ravel()
+        self.intercept_ = intercept
+        self.support_ = np.zeros(m, dtype=bool)
+        self.support_[keep] = True
+        recorder.emit(objective=float(self.scores_[keep].sum()), n_selected=k, selected=keep,
+                      info={"converged": converged})

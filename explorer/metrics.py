@@ -1,0 +1,202 @@
+"""Evaluation measures: accuracy, AUC, F1, PRBEP, Rec@k, RMSE, R², and recovery of true features.
+
+Binary measures take the positive class to be the larger label (scikit-learn's ``classes_[1]``).
+Multi-class F1/PRBEP/Rec@k/AUC are macro averages of the one-vs-rest values (FS-multi's
+multi-class measures). :func:`evaluate` dispatches a measure on a fitted estimator, feeding it
+labels or decision scores as the measure requires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn import metrics as skm
+
+
+def _positive(y_true, pos_label=None):
+    y_true = np.asarray(y_true)
+    if pos_label is None:
+        classes = np.unique(y_true)
+        pos_label = classes[-1]
+    return (y_true == pos_label).astype(np.int64)
+
+
+def accuracy(y_true, y_pred) -> float:
+    """Share of correct labels."""
+    return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
+
+
+def f1(y_true, y_pred, pos_label=None) -> float:
+    """F1 of the positive class (the larger label unless ``pos_label`` is given)."""
+    y_true = np.asarray(y_true)
+    if pos_label is None:
+        pos_label = np.unique(y_true)[-1]
+    t = y_true == pos_label
+    p = np.asarray(y_pred) == pos_label
+    tp = np.sum(t & p)
+    denom = t.sum() + p.sum()
+    return float(2 * tp / denom) if denom else 0.0
+
+
+def auc(y_true, scores, pos_label=None) -> float:
+    """Area under the ROC curve of decision scores (binary)."""
+    t = _positive(y_true, pos_label)
+    if t.min() == t.max():
+        return float("nan")
+    return float(skm.roc_auc_score(t, np.asarray(scores, dtype=float)))
+
+
+def prbep(y_true, scores, pos_label=None) -> float:
+    """Precision–recall break-even point: precision (= recall) among the top n_pos scores."""
+    t = _positive(y_true, pos_label)
+    n_pos = int(t.sum())
+    if n_pos == 0:
+        return float("nan")
+    top = np.argsort(-np.asarray(scores, dtype=float), kind="stable")[:n_pos]
+    return float(t[top].sum() / n_pos)
+
+
+def recall_at_k(y_true, scores, k: int | None = None, pos_label=None) -> float:
+    """Recall among the ``k`` highest scores; ``k=None`` is twice the number of positives
+    (Rec@2p, the FS-multi paper's setting)."""
+    t = _positive(y_true, pos_label)
+    n_pos = int(t.sum())
+    if n_pos == 0:
+        return float("nan")
+    k = 2 * n_pos if k is None else int(k)
+    top = np.argsort(-np.asarray(scores, dtype=float), kind="stable")[:k]
+    return float(t[top].sum() / n_pos)
+
+
+def rmse(y_true, y_pred) -> float:
+    """Root mean squared error."""
+    diff = np.asarray(y_true, dtype=float) - np.asarray(y_pred, dtype=float)
+    return float(np.sqrt(np.mean(diff**2)))
+
+
+def r2(y_true, y_pred) -> float:
+    """Coefficient of determination."""
+    return float(skm.r2_score(y_true, y_pred))
+
+
+def _macro(fn, y_true, scores, classes, **kw) -> float:
+    y_true = np.asarray(y_true)
+    values = [fn((y_true == c).astype(int), scores[:, j], pos_label=1, **kw)
+              for j, c in enumerate(classes)]
+    values = [v for v in values if not np.isnan(v)]
+    return float(np.mean(values)) if values else float("nan")
+
+
+def macro_f1(y_true, y_pred) -> float:
+    """Unweighted mean over classes of the one-vs-rest F1."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    return float(np.mean([f1(y_true == c, y_pred == c, pos_label=True)
+                          for c in np.unique(y_true)]))
+
+
+def macro_prbep(y_true, scores, classes) -> float:
+    """Mean over classes of the one-vs-rest PRBEP (scores: n × n_classes)."""
+    return _macro(prbep, y_true, np.asarray(scores), classes)
+
+
+def macro_recall_at_k(y_true, scores, classes, k=None) -> float:
+    """Mean over classes of the one-vs-rest Rec@k (k = 2·#positives per class by default)."""
+    return _macro(recall_at_k, y_true, np.asarray(scores), classes, k=k)
+
+
+def macro_auc(y_true, scores, classes) -> float:
+    """Mean over classes of the one-vs-rest AUC."""
+    return _macro(auc, y_true, np.asarray(scores), classes)
+
+
+def recovery(selected, truth) -> dict:
+    """Recovery of known informative features.
+
+    Returns ``found`` (true features among the selected), ``percent_found`` (PCD: 100·found /
+    #true), ``all_found`` (every true feature selected) and ``precision`` (found / #selected).
+    """
+    selected = np.asarray(selected)
+    if selected.dtype == bool:
+        selected = np.flatnonzero(selected)
+    selected = selected.astype(np.int64).ravel()
+    truth = np.asarray(truth, dtype=np.int64).ravel()
+    found = int(np.isin(truth, selected).sum())
+    return {
+        "found": found,
+        "percent_found": 100.0 * found / max(1, truth.size),
+        "all_found": bool(found == truth.size),
+        "precision": found / max(1, selected.size),
+    }
+
+
+def percent_found(selected, truth) -> float:
+    """PCD: percent of the true features that were selected (FSA Tables 2–4)."""
+    return recovery(selected, truth)["percent_found"]
+
+
+# ----------------------------------------------------------------------------- dispatch
+@dataclass(frozen=True)
+class Metric:
+    """A named measure: what it needs, which way is better, which tasks it applies to."""
+
+    name: str
+    label: str
+    needs: str  # "labels" or "scores"
+    greater_is_better: bool
+    tasks: tuple[str, ...]
+    binary: Callable
+    multi: Callable | None = None
+
+
+METRICS: dict[str, Metric] = {
+    "accuracy": Metric("accuracy", "accuracy", "labels", True, ("classification",),
+                       accuracy, lambda y, p, classes: accuracy(y, p)),
+    "auc": Metric("auc", "AUC", "scores", True, ("classification",), auc, macro_auc),
+    "f1": Metric("f1", "F1", "labels", True, ("classification",), f1,
+                 lambda y, p, classes: macro_f1(y, p)),
+    "prbep": Metric("prbep", "PRBEP", "scores", True, ("classification",), prbep, macro_prbep),
+    "rec@2p": Metric("rec@2p", "Rec@2p", "scores", True, ("classification",), recall_at_k,
+                     macro_recall_at_k),
+    "rmse": Metric("rmse", "RMSE", "labels", False, ("regression", "ranking"), rmse),
+    "r2": Metric("r2", "R²", "labels", True, ("regression",), r2),
+}
+
+
+def metrics_for(task: str) -> list[str]:
+    """Names of the measures that apply to a task."""
+    return [name for name, m in METRICS.items() if task in m.tasks]
+
+
+def evaluate(estimator, X, y, metrics: Sequence[str] = ("accuracy",)) -> dict[str, float]:
+    """Compute each named measure of a fitted estimator on (X, y).
+
+    Measures that do not apply to the estimator's task are returned as NaN rather than raising,
+    so a sweep over mixed methods keeps its columns aligned.
+    """
+    out: dict[str, float] = {}
+    task = getattr(estimator, "_task", "classification")
+    labels = scores = None
+    for name in metrics:
+        if name not in METRICS:
+            raise ValueError(f"unknown metric {name!r}; known: {', '.join(METRICS)}")
+        metric = METRICS[name]
+        if task not in metric.tasks:
+            out[name] = float("nan")
+            continue
+        if metric.needs == "labels":
+            labels = estimator.predict(X) if labels is None else labels
+            value_in = labels
+        else:
+            scores = estimator.decision_function(X) if scores is None else scores
+            value_in = scores
+        classes = getattr(estimator, "classes_", None)
+        if task == "classification" and classes is not None and len(classes) > 2:
+            out[name] = float(metric.multi(y, value_in, classes))
+        elif task == "classification" and classes is not None:
+            out[name] = float(metric.binary(y, value_in, pos_label=classes[1])
+                              if name != "accuracy" else metric.binary(y, value_in))
+        else:
+            out[name] = float(metric.binary(y, value_in))
+    return out

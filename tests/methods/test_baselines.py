@@ -1,0 +1,109 @@
+"""Baselines fit, select, transform and predict; k-targeting; independent references."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.feature_selection import RFE
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from explorer.data import make
+from explorer.methods import REGISTRY, FisherSVM, L1LogReg, L1SVM, RFESelector
+from explorer.methods.baselines import fisher_scores
+
+
+@pytest.mark.parametrize("cls", [L1SVM, L1LogReg, RFESelector, FisherSVM])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fit_select_transform_predict(cls, sparse, digits38):
+    X, Xt = digits38.X, digits38.X_test
+    if sparse:
+        X, Xt = sp.csr_matrix(X), sp.csr_matrix(Xt)
+    params = {"k": 8} if "k" in cls().get_params() else {}
+    est = cls(**params).fit(X, digits38.y)
+    mask = est.get_support()
+    assert mask.dtype == bool and mask.shape == (64,)
+    assert 1 <= mask.sum() <= 64
+    Z = est.transform(Xt)
+    assert Z.shape == (Xt.shape[0], mask.sum())
+    assert sp.issparse(Z) == sparse
+    pred = est.predict(Xt)
+    assert set(pred) <= set(digits38.y)
+    assert est.score(Xt, digits38.y_test) > 0.85
+    # weights outside the support are exactly zero
+    assert np.all(np.atleast_2d(est.coef_)[:, ~mask] == 0)
+    assert est.history_ and est.n_iter_ == len(est.history_) and est.fit_time_ > 0
+
+
+@pytest.mark.parametrize("cls", [L1SVM, L1LogReg])
+@pytest.mark.parametrize("k", [3, 10, 20])
+def test_l1_bisection_hits_k(cls, k, digits38):
+    est = cls(k=k).fit(digits38.X, digits38.y)
+    assert est.n_selected_ == k
+    # every record is one bisection step with its C
+    assert all("C" in r.info for r in est.history_)
+    assert est.history_[-1].n_selected == k
+
+
+def test_l1_refit_keeps_support_and_debiases(digits38):
+    plain = L1SVM(k=10).fit(digits38.X, digits38.y)
+    refit = L1SVM(k=10, refit=True).fit(digits38.X, digits38.y)
+    np.testing.assert_array_equal(plain.get_support(), refit.get_support())
+    # the ℓ1 weights are shrunk: the ℓ2 refit's weights are larger in norm
+    assert np.linalg.norm(refit.coef_) > np.linalg.norm(plain.coef_)
+
+
+def test_l1_svm_matches_liblinear_directly(digits38):
+    ours = L1SVM(C=0.01).fit(digits38.X, digits38.y)
+    ref = LinearSVC(penalty="l1", dual=False, C=0.01, random_state=0).fit(
+        digits38.X, np.where(digits38.y == 8, 1, -1))
+    np.testing.assert_allclose(ours.coef_, ref.coef_.ravel(), atol=1e-8)
+
+
+def test_rfe_matches_scikit_learn_rfe():
+    ds = make("digits").split(seed=1)
+    ours = RFESelector(k=12, step=3).fit(ds.X, ds.y)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = RFE(LinearSVC(C=1.0, random_state=0), n_features_to_select=12, step=3).fit(
+            ds.X, ds.y)
+    np.testing.assert_array_equal(ours.get_support(), ref.support_)
+    # one record per elimination round, the count shrinking to k
+    counts = [r.n_selected for r in ours.history_]
+    assert counts == sorted(counts, reverse=True) and counts[-1] == 12
+
+
+def test_fisher_scores_against_direct_formula_dense_and_sparse(digits38):
+    X, y = digits38.X, digits38.y
+    mu = X.mean(0)
+    num = sum((y == c).sum() * (X[y == c].mean(0) - mu) ** 2 for c in np.unique(y))
+    den = sum((y == c).sum() * X[y == c].var(0) for c in np.unique(y))
+    expected = np.where(den > 0, num / np.where(den > 0, den, 1), np.where(num > 0, np.inf, 0))
+    np.testing.assert_allclose(fisher_scores(X, y), expected, rtol=1e-9)
+    np.testing.assert_allclose(fisher_scores(sp.csr_matrix(X), y), expected, rtol=1e-9)
+    est = FisherSVM(k=5).fit(X, y)
+    top = np.argsort(-expected, kind="stable")[:5]
+    assert set(est.selected_features_) == set(top)
+
+
+def test_multiclass_native_baselines():
+    ds = make("wine").split(seed=0)
+    for est in (L1SVM(C=0.1), RFESelector(k=5), FisherSVM(k=5), L1LogReg(C=0.5)):
+        est.fit(ds.X, ds.y)
+        assert np.atleast_2d(est.coef_).shape == (3, 13)
+        assert est.decision_function(ds.X_test).shape == (ds.X_test.shape[0], 3)
+        assert set(est.predict(ds.X_test)) <= {0, 1, 2}
+
+
+def test_registry_has_the_baselines():
+    for name in ("l1-svm", "l1-logreg", "rfe", "fisher"):
+        cls = REGISTRY[name]
+        assert cls.sparsity_param in {s.name for s in cls.param_specs}
+
+
+@parametrize_with_checks([L1SVM(), L1LogReg(), RFESelector(k=2), FisherSVM(k=2)])
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)

@@ -1,0 +1,106 @@
+"""The estimator contract, exercised on a baseline: records, callback, stop, params, registry."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from explorer.data import DataError
+from explorer.methods import REGISTRY, IterationRecord, L1SVM, RFESelector
+from explorer.methods.base import Recorder
+
+
+def test_records_are_complete_and_frozen(digits38):
+    est = RFESelector(k=4, step=0.3).fit(digits38.X, digits38.y)
+    records = est.history_
+    assert [r.iteration for r in records] == list(range(len(records)))
+    for r in records:
+        assert isinstance(r, IterationRecord)
+        assert r.n_selected == r.selected.size
+        assert not r.selected.flags.writeable
+        with pytest.raises(AttributeError):
+            r.objective = 0.0  # frozen
+    elapsed = [r.elapsed for r in records]
+    assert elapsed == sorted(elapsed)
+
+
+def test_callback_sees_every_record(digits38):
+    seen = []
+    est = L1SVM(k=6).fit(digits38.X, digits38.y, callback=seen.append)
+    assert seen == est.history_ and len(seen) >= 2
+
+
+def test_callback_stop_leaves_a_usable_model(digits38):
+    def stop_after_two(record):
+        return record.iteration < 1
+
+    est = RFESelector(k=2, step=1).fit(digits38.X, digits38.y, callback=stop_after_two)
+    assert est.stopped_early_ and est.n_iter_ == 2
+    # the model is consistent with the last recorded selection and predicts well
+    np.testing.assert_array_equal(est.selected_features_, est.history_[-1].selected)
+    assert est.score(digits38.X_test, digits38.y_test) > 0.9
+    assert est.transform(digits38.X_test).shape[1] == est.history_[-1].n_selected
+
+
+def test_callback_time_is_not_counted(digits38):
+    def slow(record):
+        time.sleep(0.15)
+
+    est = L1SVM(k=5).fit(digits38.X, digits38.y, callback=slow)
+    assert len(est.history_) >= 2
+    assert est.fit_time_ < 0.15 * len(est.history_) / 2
+    assert est.history_[-1].elapsed < 0.15
+
+
+def test_parameters_are_validated_against_specs(digits38):
+    with pytest.raises(ValueError, match="C=-1.0 is below its minimum"):
+        L1SVM(C=-1.0).fit(digits38.X, digits38.y)
+    with pytest.raises(ValueError, match="k must be an integer"):
+        RFESelector(k=2.5).fit(digits38.X, digits38.y)
+
+
+def test_bad_inputs_raise_data_errors(digits38):
+    X = digits38.X.copy()
+    X[3, 7] = np.nan
+    with pytest.raises(DataError, match="row 4, column 8"):
+        L1SVM().fit(X, digits38.y)
+    with pytest.raises(DataError, match="single class"):
+        L1SVM().fit(digits38.X, np.ones(len(digits38.y)))
+    with pytest.raises(DataError, match="rows"):
+        L1SVM().fit(digits38.X, digits38.y[:-1])
+    est = L1SVM().fit(digits38.X, digits38.y)
+    with pytest.raises(DataError, match="expecting 64 features"):
+        est.predict(digits38.X[:, :10])
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        L1SVM().fit(digits38.X, digits38.y, sample_weight=np.ones(len(digits38.y)))
+
+
+def test_any_two_labels_work(digits38):
+    y_text = np.where(digits38.y == 3, "three", "eight")
+    est = L1SVM(C=0.05).fit(digits38.X, y_text)
+    assert list(est.classes_) == ["eight", "three"]
+    assert set(est.predict(digits38.X_test)) <= {"three", "eight"}
+
+
+def test_child_recorders_share_numbering_and_stop():
+    root = Recorder(lambda r: r.iteration < 2)
+    a, b = root.child(**{"class": 0}), root.child(**{"class": 1})
+    assert a.emit(objective=1, n_selected=0, selected=[])
+    assert b.emit(objective=1, n_selected=0, selected=[])
+    assert not a.emit(objective=1, n_selected=0, selected=[])
+    assert root.stopped and b.should_stop
+    assert [r.info["class"] for r in root.history] == [0, 1, 0]
+
+
+def test_every_registered_method_declares_its_knobs():
+    import inspect
+
+    for name, cls in REGISTRY.items():
+        specs = {s.name: s for s in cls.param_specs}
+        assert cls.sparsity_param in specs, name
+        init = inspect.signature(cls.__init__).parameters
+        for spec_name, spec in specs.items():
+            assert spec_name in init, (name, spec_name)
+            assert init[spec_name].default == spec.default, (name, spec_name)

@@ -1,0 +1,55 @@
+"""Sweeps: curves over the sparsity knob, streamed rows, stop, threads."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.experiments import monotone_fraction, sweep
+
+
+def test_sweep_rows_and_monotone_curve(digits38):
+    frame = sweep("fisher", digits38, values=[1, 2, 4, 8, 16, 32],
+                  metrics=("accuracy", "auc"))
+    assert list(frame.columns[:4]) == ["method", "param", "value", "n_selected"]
+    assert frame["n_selected"].tolist() == [1, 2, 4, 8, 16, 32]
+    assert monotone_fraction(frame["accuracy"]) >= 0.6
+    assert frame["accuracy"].iloc[-1] > frame["accuracy"].iloc[0]
+    assert (frame["fit_time"] > 0).all()
+
+
+def test_sweep_default_grid_for_l1_moves_feature_count(digits38):
+    frame = sweep("l1-svm", digits38, n_points=6, metrics=("accuracy",))
+    assert len(frame) == 6
+    assert monotone_fraction(frame["n_selected"]) >= 0.8
+    assert frame["n_selected"].iloc[-1] > frame["n_selected"].iloc[0]
+
+
+def test_sweep_streams_rows_and_stops(digits38):
+    rows = []
+
+    def take_two(row):
+        rows.append(row)
+        return len(rows) < 2
+
+    frame = sweep("rfe", digits38, values=[2, 4, 8, 16], callback=take_two)
+    assert len(rows) == 2 and len(frame) == 2
+    assert rows[0]["value"] == 2 and "accuracy" in rows[0]
+
+
+def test_sweep_threads_match_serial(digits38):
+    a = sweep("fisher", digits38, values=[2, 4, 8], n_jobs=1)
+    b = sweep("fisher", digits38, values=[2, 4, 8], n_jobs=2)
+    np.testing.assert_allclose(a["accuracy"], b["accuracy"])
+
+
+def test_sweep_splits_a_dataset_without_test_part():
+    frame = sweep("fisher", "breast-cancer", values=[2, 5], metrics=("accuracy", "f1"))
+    assert len(frame) == 2 and frame["accuracy"].between(0.8, 1).all()
+
+
+def test_sweep_reports_recovery_when_truth_is_known():
+    from explorer.data import make
+
+    ds = make("fsa-correlated", n_samples=300, n_features=100, k_star=3)
+    frame = sweep("fisher", ds, values=[3, 10])
+    assert "percent_found" in frame and frame["found"].iloc[-1] >= frame["found"].iloc[0]

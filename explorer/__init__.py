@@ -6,10 +6,10 @@ dashboard lives in :mod:`explorer.ui` and is imported only when asked for.
 """
 
 from .data import DataError, Dataset, catalogue, load
-from .methods import REGISTRY, IterationRecord, get_method
+from .methods import FGM, REGISTRY, IterationRecord, get_method
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "REGISTRY", "DataError", "Dataset", "IterationRecord", "catalogue", "get_method", "load",
+    "FGM", "REGISTRY", "DataError", "Dataset", "IterationRecord", "catalogue", "get_method", "load",
 ]

@@ -36,7 +36,8 @@ def as_matrix(X, *, what: str = "X", source: str | None = None, copy: bool = Fal
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged nested lists and the like
-        raise DataError(f"{what} is not a rectangular numeric array ({exc})", source=source) from None
+        raise DataError(f"{what} is not a rectangular numeric array ({exc})",
+                        source=source) from None
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -99,7 +100,8 @@ def infer_task(y) -> str:
     if y.dtype.kind in "OUSb":
         return "classification"
     if y.dtype.kind in "iu":
-        return "classification" if len(np.unique(y)) <= max(20, int(0.05 * len(y))) else "regression"
+        few = len(np.unique(y)) <= max(20, int(0.05 * len(y)))
+        return "classification" if few else "regression"
     if y.dtype.kind == "f":
         finite = y[np.isfinite(y)]
         if finite.size and np.all(finite == np.round(finite)):

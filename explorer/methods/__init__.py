@@ -9,9 +9,10 @@ from .base import (
     get_method,
     register,
 )
-from .baselines import FisherSVM, L1LogReg, L1SVM, RFESelector
+from .baselines import L1SVM, FisherSVM, L1LogReg, RFESelector
+from .fgm import FGM
 
 __all__ = [
-    "REGISTRY", "BaseSelector", "FisherSVM", "IterationRecord", "L1LogReg", "L1SVM",
+    "FGM", "REGISTRY", "BaseSelector", "FisherSVM", "IterationRecord", "L1LogReg", "L1SVM",
     "ParamSpec", "RFESelector", "Recorder", "get_method", "register",
 ]

@@ -10,7 +10,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from explorer.data import make
-from explorer.methods import REGISTRY, FisherSVM, L1LogReg, L1SVM, RFESelector
+from explorer.methods import L1SVM, REGISTRY, FisherSVM, L1LogReg, RFESelector
 from explorer.methods.baselines import fisher_scores
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from explorer.data import DataError
-from explorer.methods import REGISTRY, IterationRecord, L1SVM, RFESelector
+from explorer.methods import L1SVM, REGISTRY, IterationRecord, RFESelector
 from explorer.methods.base import Recorder
 
 

@@ -1,0 +1,13 @@
+"""Feature spaces: which candidates exist, how they score against a signal, and their columns.
+
+Linear columns (one by one or grouped), implicit degree-2 polynomial columns, and binned
+additive responses for FGM; sampled random-Fourier and Gabor columns for GrFL and the
+piecewise-linear basis for FSA live next to them.
+"""
+
+from ._base import Columns, FeatureSpace
+from ._linear import LinearSpace, tree_parents
+from ._nonlinear import BinnedSpace, Poly2Space
+
+__all__ = ["BinnedSpace", "Columns", "FeatureSpace", "LinearSpace", "Poly2Space",
+           "tree_parents"]

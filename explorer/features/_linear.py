@@ -1,0 +1,207 @@
+"""Linear feature space: the columns of X, one by one or by (non-overlapping, overlapping or
+tree-structured) groups, optionally scaled by λ_j = 1/‖f_j‖ (FGM eq. 4)."""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..kernels import GroupIndex, TopK, top_k, xts
+from ._base import Columns, FeatureSpace
+
+
+def _column_norms(X) -> np.ndarray:
+    if sp.issparse(X):
+        return np.sqrt(np.asarray(X.multiply(X).sum(axis=0)).ravel())
+    return np.linalg.norm(X, axis=0).astype(np.float64)
+
+
+def tree_parents(index: GroupIndex) -> np.ndarray | None:
+    """Parent of each group if the groups are tree-structured (FGM Definition 1), else None.
+
+    Groups are visited from the largest down while each feature remembers the smallest group
+    seen so far that contains it: a group is a valid child only if all its features share the
+    same owner (its parent) or have none (it is a root). O(Σ|G| log p).
+    """
+    p = index.n_groups
+    order = np.argsort(-index.sizes(), kind="stable")
+    owner = np.full(index.n_features, -1, dtype=np.int64)
+    parent = np.full(p, -1, dtype=np.int64)
+    for g in order:
+        members = index.members_of(g)
+        owners = np.unique(owner[members])
+        if owners.size != 1:
+            return None
+        parent[g] = owners[0]
+        owner[members] = g
+    return parent
+
+
+class LinearSpace(FeatureSpace):
+    """Candidates are the features of X, or groups of them.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix
+        Kept in its own dtype; sparse input is held as CSC (fast column access and Xᵀs).
+    groups : array of ids, or list of index arrays, optional
+        One id per feature (non-overlapping) or explicit index sets (overlapping; tree-shaped
+        sets are detected and searched with the pruning of Proposition 2).
+    group_weights : array, optional
+        λ_g per group (default 1).
+    scaling : None or "norm"
+        Per-feature λ_j = 1/‖f_j‖ (0 for empty columns), FGM eq. 4.
+    """
+
+    def __init__(self, X, *, groups=None, group_weights=None, scaling: str | None = None):
+        self.X = X.tocsc() if sp.issparse(X) and X.format != "csc" else X
+        self.n_samples, self.n_features = X.shape
+        if scaling not in (None, "norm"):
+            raise ValueError("feature_scaling must be None or 'norm'")
+        if scaling == "norm":
+            norms = _column_norms(self.X)
+            with np.errstate(divide="ignore"):
+                self.lam = np.where(norms > 0, 1.0 / norms, 0.0)
+        else:
+            self.lam = np.ones(self.n_features)
+        self.groups: GroupIndex | None = None
+        self.tree = None
+        if groups is not None:
+            if isinstance(groups, GroupIndex):
+                self.groups = groups
+            elif isinstance(groups, (list, tuple)) and len(groups) and np.ndim(groups[0]) > 0:
+                self.groups = GroupIndex.from_lists(groups, self.n_features)
+            else:
+                ids = np.asarray(groups)
+                if ids.shape != (self.n_features,):
+                    raise ValueError(f"groups must give one id per feature "
+                                     f"({self.n_features}), got shape {ids.shape}")
+                self.groups = GroupIndex.from_ids(ids)
+            if self.groups.overlapping():
+                parents = tree_parents(self.groups)
+                if parents is not None:
+                    self.tree = _Tree(self.groups, parents)
+            p = self.groups.n_groups
+            self.group_weights = np.ones(p) if group_weights is None else \
+                np.asarray(group_weights, dtype=np.float64)
+            if self.group_weights.shape != (p,):
+                raise ValueError(f"group_weights must have one weight per group ({p})")
+            self.n_candidates = p
+        else:
+            self.group_weights = None
+            self.n_candidates = self.n_features
+        self.passes = 0
+        self.last_visited = self.n_candidates
+
+    # ------------------------------------------------------------------ scoring
+    def feature_scores(self, s: np.ndarray) -> np.ndarray:
+        """v = λ ⊙ Xᵀs (one pass over X)."""
+        self.passes += 1
+        return self.lam * xts(self.X, s)
+
+    def scores(self, s: np.ndarray) -> np.ndarray:
+        v = self.feature_scores(s)
+        if self.groups is None:
+            return v * v
+        return self.groups.sumsq(v, self.group_weights)
+
+    def top(self, s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.tree is not None:
+            v = self.feature_scores(s)
+            ids, vals, visited = self.tree.top(v, self.group_weights, k)
+            self.last_visited = visited
+            return ids, vals
+        return top_k(self.scores(s), k)
+
+    # ------------------------------------------------------------------ columns
+    def _members(self, ids: np.ndarray):
+        ids = np.asarray(ids, dtype=np.int64)
+        if self.groups is None:
+            return ids, ids, np.ones(ids.size)
+        feats, owner, weight = [], [], []
+        for g in ids:
+            members = self.groups.members_of(int(g))
+            feats.append(members)
+            owner.append(np.full(members.size, g))
+            weight.append(np.full(members.size, self.group_weights[g]))
+        return np.concatenate(feats), np.concatenate(owner), np.concatenate(weight)
+
+    def columns(self, ids: np.ndarray) -> Columns:
+        feats, owner, gw = self._members(ids)
+        scale = self.lam[feats] * gw
+        return Columns(matrix=self._take(self.X, feats, scale), candidate=owner,
+                       feature_a=feats, feature_b=np.full(feats.size, -1),
+                       scale=scale, kind=np.zeros(feats.size, dtype=np.int8))
+
+    @staticmethod
+    def _take(X, feats, scale):
+        block = X[:, feats]
+        if sp.issparse(block):
+            return sp.csc_matrix(block @ sp.diags(scale)) if block.shape[1] else block
+        return np.asarray(block, dtype=np.float64) * scale
+
+    def transform(self, X, cols: Columns):
+        return self._take(X, cols.feature_a, cols.scale)
+
+    def describe(self, candidate: int) -> str:
+        if self.groups is None:
+            return f"x{candidate}"
+        return f"group {self.groups.labels[candidate]}"
+
+
+class _Tree:
+    """Tree-structured groups with the best-first search of Proposition 2 (FGM §2.4).
+
+    Visiting a group computes ‖ω_G‖²; its descendants are only visited if
+    ``λ_max(descendants)² ‖ω_G‖²`` can still beat the B-th best score found so far.
+    """
+
+    def __init__(self, index: GroupIndex, parent: np.ndarray):
+        self.index = index
+        p = index.n_groups
+        self.parent = parent
+        self.children = [[] for _ in range(p)]
+        for g in range(p):
+            if self.parent[g] >= 0:
+                self.children[self.parent[g]].append(g)
+        self.roots = [g for g in range(p) if self.parent[g] < 0]
+
+    def _subtree_max(self, weights: np.ndarray) -> np.ndarray:
+        p = self.index.n_groups
+        best = np.array(weights, dtype=np.float64)
+        order = np.argsort(-self.index.sizes(), kind="stable")[::-1]  # leaves first
+        out = np.full(p, 0.0)
+        for g in order:
+            below = max([max(best[c], out[c]) for c in self.children[g]], default=0.0)
+            out[g] = below  # max weight among strict descendants
+        return out
+
+    def top(self, v: np.ndarray, weights: np.ndarray, k: int):
+        desc_max = self._subtree_max(weights)
+        heap = TopK(k)
+        frontier = []  # (-bound, tiebreak, kind, node): kind 0 = visit node, 1 = its children
+        counter = 0
+        visited = 0
+        v2 = v * v
+
+        def visit(g):
+            nonlocal counter, visited
+            visited += 1
+            norm2 = float(v2[self.index.members_of(g)].sum())
+            heap.push(np.array([weights[g] ** 2 * norm2]), offset=g)
+            if self.children[g]:
+                counter += 1
+                heapq.heappush(frontier, (-(desc_max[g] ** 2) * norm2, counter, g))
+
+        for root in self.roots:
+            visit(root)
+        while frontier:
+            neg_bound, _, g = heapq.heappop(frontier)
+            if -neg_bound < heap.minimum:
+                break  # Proposition 2: nothing below can enter the top k
+            for child in self.children[g]:
+                visit(child)
+        ids, vals = heap.result()
+        return ids, vals, visited

@@ -1,0 +1,156 @@
+"""The shared scorer kernel: ``Xᵀs`` over dense, CSR or CSC matrices, group reduction and a
+streaming top-k. Numba kernels live in ``_numba``; their numpy twins in ``_reference``.
+
+Three of the five methods select by ``‖X_Gᵀs‖²`` (FGM, FS-multi, FS-Manifold) and the other two
+need the same product as a gradient (FSA) or a violation (GrFL): this module is the one place
+that computes it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _numba
+
+
+def xts(X, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Return ``Xᵀs`` as float64 (length n_features), never densifying sparse X.
+
+    Dense input uses BLAS in the matrix's own precision (float32 stays float32, no copy of X);
+    CSR/CSC input uses the numba kernels (GIL released).
+    """
+    if sp.issparse(X):
+        m = X.shape[1]
+        if out is None:
+            out = np.empty(m, dtype=np.float64)
+        s = np.ascontiguousarray(s, dtype=np.float64)
+        if X.format == "csr":
+            return _numba.csr_xts(X.data, X.indices, X.indptr, s, out)
+        if X.format == "csc":
+            return _numba.csc_xts(X.data, X.indices, X.indptr, s, out)
+        X = X.tocsc()
+        return _numba.csc_xts(X.data, X.indices, X.indptr, s, out)
+    X = np.asarray(X)
+    result = X.T @ np.asarray(s, dtype=X.dtype)
+    if out is not None:
+        out[:] = result
+        return out
+    return np.asarray(result, dtype=np.float64)
+
+
+class GroupIndex:
+    """Groups as CSR-style index arrays (members[ptr[g]:ptr[g+1]]), possibly overlapping."""
+
+    def __init__(self, ptr: np.ndarray, members: np.ndarray, n_features: int):
+        self.ptr = np.ascontiguousarray(ptr, dtype=np.int64)
+        self.members = np.ascontiguousarray(members, dtype=np.int64)
+        self.n_features = int(n_features)
+        self.labels = np.arange(self.ptr.size - 1)
+
+    @classmethod
+    def from_ids(cls, ids: np.ndarray) -> GroupIndex:
+        """Non-overlapping groups from one id per feature (ids need not be contiguous)."""
+        ids = np.asarray(ids)
+        labels, inverse = np.unique(ids, return_inverse=True)
+        order = np.argsort(inverse, kind="stable")
+        counts = np.bincount(inverse, minlength=labels.size)
+        ptr = np.concatenate([[0], np.cumsum(counts)])
+        index = cls(ptr, order, ids.size)
+        index.labels = labels
+        return index
+
+    @classmethod
+    def from_lists(cls, groups, n_features: int) -> GroupIndex:
+        """Groups from a list of index arrays (overlaps allowed)."""
+        arrays = [np.unique(np.asarray(g, dtype=np.int64)) for g in groups]
+        for g, arr in enumerate(arrays):
+            if arr.size == 0:
+                raise ValueError(f"group {g} is empty")
+            if arr[0] < 0 or arr[-1] >= n_features:
+                raise ValueError(f"group {g} refers to a feature outside 0…{n_features - 1}")
+        ptr = np.concatenate([[0], np.cumsum([a.size for a in arrays])])
+        index = cls(ptr, np.concatenate(arrays), n_features)
+        index.labels = np.arange(len(arrays))
+        return index
+
+    @property
+    def n_groups(self) -> int:
+        return self.ptr.size - 1
+
+    def members_of(self, g: int) -> np.ndarray:
+        return self.members[self.ptr[g]:self.ptr[g + 1]]
+
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.ptr)
+
+    def sumsq(self, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """weights[g]² Σ_{j∈G_g} values[j]² for every group (numba)."""
+        out = np.empty(self.n_groups)
+        return _numba.group_sumsq(np.ascontiguousarray(values, dtype=np.float64), self.ptr,
+                                  self.members, np.ascontiguousarray(weights, np.float64), out)
+
+    def overlapping(self) -> bool:
+        return np.unique(self.members).size != self.members.size
+
+
+class TopK:
+    """The k largest scores seen so far over a stream of blocks (a numba min-heap).
+
+    ``push(scores, offset)`` adds the candidates ``offset … offset+len−1``; ``result()`` returns
+    (ids, scores) in decreasing score order. Memory is O(k) whatever the stream length.
+    """
+
+    def __init__(self, k: int, excluded: np.ndarray | None = None):
+        self.k = int(k)
+        self.vals = np.empty(self.k)
+        self.ids = np.empty(self.k, dtype=np.int64)
+        self.size = 0
+        self.excluded = np.zeros(0, dtype=np.bool_) if excluded is None else \
+            np.ascontiguousarray(excluded, dtype=np.bool_)
+
+    def push(self, scores: np.ndarray, offset: int = 0) -> None:
+        if self.k == 0:
+            return
+        self.size = _numba.heap_push_block(self.vals, self.ids, self.size,
+                                           np.ascontiguousarray(scores, dtype=np.float64),
+                                           int(offset), self.excluded)
+
+    @property
+    def minimum(self) -> float:
+        """The k-th largest score so far (−inf until the heap is full)."""
+        return float(self.vals[0]) if self.size == self.k else -np.inf
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        vals, ids = self.vals[: self.size], self.ids[: self.size]
+        order = np.lexsort((ids, -vals))
+        return ids[order].copy(), vals[order].copy()
+
+
+def top_k(scores: np.ndarray, k: int, excluded: np.ndarray | None = None
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Ids and values of the k largest scores (decreasing; ties by smaller id).
+
+    Uses ``argpartition`` on a materialised score vector (for streams use :class:`TopK`).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if excluded is not None and np.any(excluded):
+        scores = np.where(excluded, -np.inf, scores)
+    finite = np.isfinite(scores) | (scores == np.inf)
+    k = int(min(k, np.count_nonzero(finite & (scores > -np.inf))))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    if k < scores.size:
+        part = np.argpartition(-scores, k - 1)[:k]
+        kth = scores[part].min()
+        # include every id tied with the k-th value, then break ties by id
+        tied = np.flatnonzero(scores >= kth)
+        part = tied
+    else:
+        part = np.arange(scores.size)
+    order = np.lexsort((part, -scores[part]))
+    ids = part[order][:k]
+    return ids.astype(np.int64), scores[ids]
+
+
+__all__ = ["GroupIndex", "TopK", "top_k", "xts"]

@@ -1,0 +1,41 @@
+"""Plain-numpy twins of the numba kernels: slower, obviously right, used by the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def xts(X, s) -> np.ndarray:
+    """Xᵀs by the definition (densifies: small inputs only)."""
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X)
+    return dense.astype(np.float64).T @ np.asarray(s, dtype=np.float64)
+
+
+def group_sumsq(values, groups, weights) -> np.ndarray:
+    """weights[g]² Σ_{j∈G_g} values[j]² for a list of index arrays."""
+    return np.array([w**2 * np.sum(np.square(values[np.asarray(g)]))
+                     for g, w in zip(groups, weights)])
+
+
+def top_k(scores, k, excluded=None) -> np.ndarray:
+    """Ids of the k largest scores (ties: smaller id first), skipping excluded ids."""
+    scores = np.asarray(scores, dtype=np.float64).copy()
+    if excluded is not None and len(excluded):
+        scores[np.asarray(excluded, dtype=bool)] = -np.inf
+    order = np.lexsort((np.arange(scores.size), -scores))
+    order = order[np.isfinite(scores[order])]
+    return order[:k]
+
+
+def poly2_scores(X, s, gamma: float, r: float) -> np.ndarray:
+    """Scores of every degree-2 column (linear, then per a: square, pairs) by expanding X."""
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    n, m = dense.shape
+    cols = [np.sqrt(2 * gamma * r) * dense[:, a] for a in range(m)]
+    for a in range(m):
+        cols.append(gamma * dense[:, a] ** 2)
+        for c in range(a + 1, m):
+            cols.append(np.sqrt(2) * gamma * dense[:, a] * dense[:, c])
+    Phi = np.column_stack(cols)
+    return (Phi.T @ s) ** 2

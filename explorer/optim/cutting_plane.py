@@ -1,0 +1,270 @@
+"""The outer cutting-plane loop shared by FGM and FS-multi (Alg. 1 of Tan et al.), written once.
+
+score → generate a block (worst-case analysis, Alg. 2) → restricted master → new signal.
+
+The loop only knows two protocols: a :class:`~explorer.features.FeatureSpace` (ranks candidates
+for a signal vector and materialises chosen ones) and a restricted master (adds a block, solves,
+returns the next signal and, if it can, the terms of a certified lower bound). FGM plugs in the
+ℓ1² primal master solved by APG (:class:`L12Master`); FS-multi plugs in its bundle master.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .apg import BlockCache, apg_blocks, block_norms, l1_squared_penalty
+from .losses import MarginLoss
+from .prox import l1_squared_block_scales
+
+
+@dataclass
+class MasterSolution:
+    """What a restricted master returns after a solve.
+
+    ``objective`` is a primal value (an upper bound on the full problem's optimum since the
+    restricted solution is feasible for it); ``signal`` is the vector s whose scores
+    ``‖X_Gᵀs‖²`` rank the next candidates; ``dual_base`` (if the master has a dual) is the part
+    of the dual objective that does not depend on the block choice, so that
+    ``dual_base − ½ Σ top-B scores`` is a certified lower bound.
+    """
+
+    objective: float
+    signal: np.ndarray
+    trace: list[float] = field(default_factory=list)
+    inner_steps: int = 0
+    dual_base: float | None = None
+    block_norms: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+
+@dataclass
+class OuterStep:
+    """One outer iteration, as the loop reports it to the method."""
+
+    iteration: int
+    block: np.ndarray          # candidate ids added in this iteration
+    block_scores: np.ndarray
+    solution: MasterSolution
+    lower: float | None
+    upper: float
+    next_block: np.ndarray     # the worst-case block for the new signal (next iteration's)
+    stop_reason: str | None
+
+
+@dataclass
+class CuttingPlaneResult:
+    blocks: list[np.ndarray]
+    solution: MasterSolution | None
+    lower: float | None
+    upper: float
+    n_outer: int
+    stop_reason: str
+
+
+def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
+                  on_step: Callable[[OuterStep], bool],
+                  initial_blocks: Sequence[np.ndarray] = (),
+                  gap_tol: float | None = None) -> CuttingPlaneResult:
+    """Run Algorithm 1 until the block repeats, the objective stalls, the gap closes or T_max.
+
+    Parameters
+    ----------
+    space : FeatureSpace
+        Candidates and their scores.
+    master : restricted master
+        ``initial() -> MasterSolution`` (before any block), ``add_block(columns)``,
+        ``solve() -> MasterSolution`` and ``lower_bound(solution, top_scores) -> float|None``.
+    B : int
+        Candidates per generated block.
+    tol : float
+        Stop when the relative change of the master objective between outer iterations is at
+        most ``tol`` (the paper's ε_c = 1e-2).
+    on_step : callable
+        Called after each outer iteration with an :class:`OuterStep`; return ``False`` to stop.
+    initial_blocks : sequence of id arrays
+        Blocks to start from (warm start); solved once before the first generated block.
+    gap_tol : float, optional
+        Also stop when ``upper − lower ≤ gap_tol·|upper|``.
+    """
+    blocks: list[np.ndarray] = []
+    seen: set[tuple[int, ...]] = set()
+    solution = master.initial()
+    upper = solution.objective
+    lower = None
+    for block in initial_blocks:
+        block = np.asarray(block, dtype=np.int64)
+        master.add_block(space.columns(block))
+        blocks.append(block)
+        seen.add(tuple(sorted(block.tolist())))
+    if blocks:
+        solution = master.solve()
+        upper = min(upper, solution.objective)
+    ids, scores = space.top(solution.signal, B)
+    lower = _max(lower, master.lower_bound(solution, scores))
+    previous = solution.objective
+    reason = "max_outer"
+    T = 0
+    for T in range(1, max_outer + 1):
+        key = tuple(sorted(ids.tolist()))
+        if ids.size == 0 or key in seen:
+            reason = "converged: the worst-case block is already in the model"
+            T -= 1
+            break
+        master.add_block(space.columns(ids))
+        blocks.append(ids)
+        seen.add(key)
+        solution = master.solve()
+        upper = min(upper, solution.objective)
+        next_ids, next_scores = space.top(solution.signal, B)
+        lower = _max(lower, master.lower_bound(solution, next_scores))
+        stop = None
+        change = abs(previous - solution.objective) / max(abs(solution.objective), 1e-12)
+        if T >= 2 and change <= tol:
+            stop = f"converged: relative objective change {change:.2e} ≤ tol"
+        elif gap_tol is not None and lower is not None and \
+                upper - lower <= gap_tol * max(abs(upper), 1e-12):
+            stop = "converged: duality gap closed"
+        elif T == max_outer:
+            stop = "max_outer reached"
+        keep_going = on_step(OuterStep(T, ids, scores, solution, lower, upper, next_ids, stop))
+        previous = solution.objective
+        ids, scores = next_ids, next_scores
+        if stop is not None:
+            reason = stop
+            break
+        if not keep_going:
+            reason = "stopped by callback"
+            break
+    return CuttingPlaneResult(blocks, solution, lower, upper, T, reason)
+
+
+def _max(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
+
+
+class L12Master:
+    """FGM's restricted master in the primal (Theorem 4, eq. 31): minimise
+    ``½(Σ_t‖ω_t‖)² + C Σ_i l(y_i f_i)`` over the selected blocks by APG (Alg. 3/4), warm
+    started from the previous outer iteration, with the dual variables recovered from the
+    margins (α_i = −C l′(z_i): squared hinge α = Cξ, logistic α = C e^ξ/(1+e^ξ)).
+
+    With an intercept (unpenalised, not selectable) the dual requires Σ α_i y_i = 0; the
+    recovered α satisfies it at the exact optimum, and the class with the larger α-mass is
+    scaled down to satisfy it exactly, which keeps the lower bound certified when the master
+    is solved inexactly.
+    """
+
+    def __init__(self, y: np.ndarray, loss: MarginLoss, C: float, *, n_samples: int,
+                 sparse_cache: bool, fit_intercept: bool = True, inner_tol: float = 1e-4,
+                 max_inner: int = 2000, eta: float = 0.7, coef0: dict | None = None):
+        self.y = np.asarray(y, dtype=np.float64)
+        self.loss = loss
+        self.C = float(C)
+        self.fit_intercept = fit_intercept
+        self.inner_tol = inner_tol
+        self.max_inner = max_inner
+        self.eta = eta
+        self.cache = BlockCache(n_samples, sparse_cache)
+        self.coef = np.zeros(0)
+        self.intercept = 0.0
+        self.tau = None
+        self.columns = []
+        self.coef0 = coef0 or {}
+        self.total_inner = 0
+
+    # --------------------------------------------------------------- protocol
+    def initial(self) -> MasterSolution:
+        """The empty model (only the intercept): α from its margins; the paper's α = 1 when
+        there is no intercept (any constant gives the same first block)."""
+        b = self._best_intercept() if self.fit_intercept else 0.0
+        self.intercept = b
+        z = self.y * b
+        objective = self.C * float(self.loss.value(z).sum())
+        return self._solution(objective, self.y * b, [objective], 0)
+
+    def add_block(self, columns) -> None:
+        self.cache.add(columns.matrix)
+        self.columns.append(columns)
+        start = np.zeros(columns.width)
+        if self.coef0:
+            for c in range(columns.width):
+                start[c] = self.coef0.get((int(columns.candidate[c]),
+                                           int(columns.feature_a[c]),
+                                           int(columns.feature_b[c])), 0.0)
+        self.coef = np.concatenate([self.coef, start])
+
+    def solve(self) -> MasterSolution:
+        n = self.cache.n
+        tau0 = self.tau if self.tau is not None else 0.1 * n * self.C
+        result = apg_blocks(
+            self.cache, self.y, self.loss, self.C,
+            block_scales=l1_squared_block_scales, penalty=l1_squared_penalty,
+            coef0=self.coef, intercept0=self.intercept, fit_intercept=self.fit_intercept,
+            tau0=tau0, eta=self.eta, tol=self.inner_tol, max_iter=self.max_inner)
+        self.coef = result.coef
+        self.intercept = result.intercept
+        self.tau = self.eta ** 2 * result.tau  # warm Lipschitz guess: L_T = η² τ_k
+        self.total_inner += result.n_iter
+        sol = self._solution(result.objective, result.margins, result.trace, result.n_iter)
+        sol.info["converged"] = result.converged
+        return sol
+
+    def lower_bound(self, solution: MasterSolution, top_scores: np.ndarray) -> float | None:
+        """Dual value at the recovered α with the worst-case block: a certified lower bound."""
+        if solution.dual_base is None:
+            return None
+        return solution.dual_base - 0.5 * float(np.sum(top_scores))
+
+    # --------------------------------------------------------------- helpers
+    def _solution(self, objective, margins, trace, steps) -> MasterSolution:
+        z = self.y * margins
+        alpha = -self.C * self.loss.derivative(z)
+        if self.fit_intercept:
+            alpha = _balance(alpha, self.y)
+        dual_base = -self.C * float(np.sum(self.loss.conj_neg(alpha / self.C)))
+        norms = block_norms(self.coef, self.cache.bounds) if self.cache.n_blocks else \
+            np.zeros(0)
+        return MasterSolution(objective=objective, signal=alpha * self.y, trace=list(trace),
+                              inner_steps=steps, dual_base=dual_base, block_norms=norms,
+                              info={"alpha_sum": float(alpha.sum())})
+
+    def _best_intercept(self) -> float:
+        """argmin_b Σ l(y_i b): the root of the (monotone) derivative, by Brent's method."""
+        from scipy.optimize import brentq
+
+        def slope(b):
+            return float(np.sum(self.y * self.loss.derivative(self.y * b)))
+
+        lo, hi = -1.0, 1.0
+        for _ in range(60):
+            if slope(lo) <= 0 <= slope(hi):
+                break
+            lo, hi = 2 * lo, 2 * hi
+        if slope(lo) == 0:
+            return lo
+        return float(brentq(slope, lo, hi, xtol=1e-12))
+
+    def weights_by_column(self):
+        """(Columns, coefficient slice) for every block."""
+        return [(cols, self.coef[a:b]) for cols, (a, b) in zip(self.columns, self.cache.bounds)]
+
+
+def _balance(alpha: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Scale down the class with more α-mass so that Σ α_i y_i = 0 (keeps 0 ≤ α ≤ C)."""
+    pos, neg = y > 0, y < 0
+    sp_, sn = alpha[pos].sum(), alpha[neg].sum()
+    if sp_ <= 0 or sn <= 0:
+        return np.zeros_like(alpha)
+    out = alpha.copy()
+    if sp_ > sn:
+        out[pos] *= sn / sp_
+    else:
+        out[neg] *= sp_ / sn
+    return out

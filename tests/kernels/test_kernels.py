@@ -1,0 +1,75 @@
+"""Numba kernels against their plain-numpy twins."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from explorer.kernels import GroupIndex, TopK, _numba, top_k, xts
+from explorer.kernels import _reference as ref
+from tests.conftest import as_layout
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "csc"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_xts_matches_reference(layout, dtype):
+    rng = np.random.default_rng(0)
+    X = sp.random(120, 300, density=0.1, random_state=1).toarray()
+    s = rng.normal(size=120)
+    got = xts(as_layout(X, layout, dtype), s)
+    assert got.dtype == np.float64 and got.shape == (300,)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, ref.xts(X, s), rtol=tol, atol=tol)
+
+
+def test_group_sumsq_overlapping():
+    rng = np.random.default_rng(1)
+    v = rng.normal(size=20)
+    groups = [[0, 1, 2], [2, 3], [5], [0, 19, 7, 8]]
+    weights = rng.uniform(0.5, 2, size=4)
+    index = GroupIndex.from_lists(groups, 20)
+    np.testing.assert_allclose(index.sumsq(v, weights), ref.group_sumsq(v, groups, weights))
+    assert index.overlapping()
+
+
+def test_group_index_from_ids_is_a_partition():
+    ids = np.array([3, 1, 3, 7, 1, 1])
+    index = GroupIndex.from_ids(ids)
+    assert index.n_groups == 3 and not index.overlapping()
+    assert sorted(index.members_of(0).tolist()) == [1, 4, 5]  # label 1 comes first
+    assert list(index.labels) == [1, 3, 7]
+
+
+@pytest.mark.parametrize("k", [1, 5, 37])
+def test_streaming_top_k_equals_sort(k):
+    rng = np.random.default_rng(k)
+    scores = rng.normal(size=1000)
+    excluded = rng.random(1000) < 0.1
+    heap = TopK(k, excluded=excluded)
+    for start in range(0, 1000, 64):
+        heap.push(scores[start:start + 64], start)
+    ids, vals = heap.result()
+    expected = ref.top_k(scores, k, excluded)
+    np.testing.assert_array_equal(ids, expected)
+    np.testing.assert_allclose(vals, scores[expected])
+    ids2, _ = top_k(scores, k, excluded)
+    np.testing.assert_array_equal(ids2, expected)
+
+
+def test_top_k_ties_and_short_input():
+    ids, vals = top_k(np.array([1.0, 3.0, 3.0, 2.0]), 2)
+    assert ids.tolist() == [1, 2]
+    ids, _ = top_k(np.array([1.0, 2.0]), 5)
+    assert ids.tolist() == [1, 0]
+
+
+def test_poly2_block_kernel_matches_reference():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 7))
+    s = rng.normal(size=30)
+    G = X.T @ (X * s[:, None])
+    out = np.empty(7 * 7)
+    count = _numba.poly2_block_scores(np.ascontiguousarray(G), 0, 1.0, np.sqrt(2), out)
+    expected = ref.poly2_scores(X, s, gamma=1.0, r=1.0)[7:]
+    np.testing.assert_allclose(out[:count], expected)

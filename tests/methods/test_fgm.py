@@ -1,0 +1,259 @@
+"""FGM against independent references: scikit-learn's ℓ2 models, a conic solver, brute force."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC
+
+from explorer import FGM
+from explorer.data import make
+from explorer.features import LinearSpace, Poly2Space
+from explorer.kernels import _reference as ref
+from tests.conftest import as_layout
+from tests.reference_solvers import fgm_relaxation_reference, l12_master_reference
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    ds = make("breast-cancer")
+    X = (ds.X - ds.X.mean(0)) / ds.X.std(0)
+    return X, np.where(ds.y == 1, 1, -1)
+
+
+def test_one_block_is_an_l2_svm(cancer):
+    X, y = cancer
+    C = 0.5
+    fgm = FGM(B=X.shape[1], C=C, fit_intercept=False, inner_tol=1e-14, max_inner=100000)
+    fgm.fit(X, y)
+    assert fgm.n_iter_ == 1 and fgm.history_[0].info["n_blocks"] == 1
+    svm = LinearSVC(C=C / 2, fit_intercept=False, dual=False, tol=1e-12, max_iter=100000)
+    svm.fit(X, y)
+    np.testing.assert_allclose(fgm.coef_, svm.coef_.ravel(), atol=1e-5)
+
+
+def test_one_block_is_l2_logistic_regression(cancer):
+    X, y = cancer
+    C = 0.5
+    fgm = FGM(B=100, C=C, loss="logistic", fit_intercept=False, inner_tol=1e-14,
+              max_inner=100000).fit(X, y)
+    lr = LogisticRegression(C=C, fit_intercept=False, tol=1e-12, max_iter=100000).fit(X, y)
+    np.testing.assert_allclose(fgm.coef_, lr.coef_.ravel(), atol=1e-5)
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "logistic"])
+def test_final_master_equals_conic_solver_on_its_blocks(loss):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 12))
+    y = np.sign(X[:, :3] @ [1.0, -1.0, 0.5] + 0.3 * rng.normal(size=40))
+    fgm = FGM(B=3, C=1.0, loss=loss, max_outer=3, tol=1e-12, inner_tol=1e-11,
+              max_inner=20000).fit(X, y)
+    assert all(r.info["converged_inner"] for r in fgm.history_)
+    master = fgm._master
+    blocks = [c.matrix for c in master.columns]
+    _, _, obj = l12_master_reference(blocks, y, 1.0, loss, fit_intercept=True)
+    assert fgm.history_[-1].objective == pytest.approx(obj, rel=1e-6)
+
+
+def test_bounds_are_monotone_and_bracket_the_relaxed_optimum():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 8))
+    y = np.sign(X[:, :2] @ [1.0, -1.0] + 0.5 * rng.normal(size=30))
+    C, B = 0.5, 2
+    fgm = FGM(B=B, C=C, max_outer=40, tol=1e-12, inner_tol=1e-13, max_inner=100000)
+    fgm.fit(X, y)
+    lower = [r.lower for r in fgm.history_]
+    upper = [r.upper for r in fgm.history_]
+    assert all(b >= a - 1e-9 for a, b in zip(lower, lower[1:]))
+    assert all(b <= a + 1e-9 for a, b in zip(upper, upper[1:]))
+    optimum = fgm_relaxation_reference(X, y, C, B, fit_intercept=True)
+    assert lower[-1] <= optimum + 1e-6 <= upper[-1] + 2e-6
+    # with enough outer iterations the certificate is tight
+    assert upper[-1] - lower[-1] <= 0.02 * upper[-1]
+
+
+def test_records_carry_what_the_views_need(digits38):
+    fgm = FGM(B=4).fit(digits38.X, digits38.y)
+    first = fgm.history_[0]
+    assert len(first.info["inner_objective"]) == first.inner_steps + 1
+    assert first.info["block"].size == 4 and first.n_selected <= 4
+    assert all(r.lower <= r.upper + 1e-9 for r in fgm.history_)
+    assert fgm.history_[-1].info["passes"] == fgm.n_passes_
+    assert "Outer iteration 1" in FGM.explain(first)
+    # B ≤ #selected ≤ T·B (Remark 2)
+    assert 4 <= fgm.n_selected_ <= 4 * fgm.n_outer_
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sparse_equals_dense(layout, dtype, easy_sparse):
+    X, y = easy_sparse
+    dense = FGM(B=5, inner_tol=1e-10).fit(X.toarray(), y)
+    other = FGM(B=5, inner_tol=1e-10).fit(as_layout(X, layout, dtype), y)
+    np.testing.assert_array_equal(dense.get_support(), other.get_support())
+    tol = 1e-4 if dtype == np.float32 else 1e-7
+    np.testing.assert_allclose(other.coef_, dense.coef_, rtol=tol, atol=tol)
+    assert sp.issparse(other.transform(as_layout(X, layout, dtype)))
+
+
+def test_finds_the_planted_features(easy_sparse):
+    X, y = easy_sparse
+    fgm = FGM(B=5).fit(X, y)
+    assert set(range(5)) <= set(fgm.selected_features_[np.argsort(
+        -np.abs(fgm.coef_[fgm.selected_features_]))][:8])
+
+
+def test_group_selection_brute_force():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(25, 12))
+    ids = np.repeat(np.arange(4), 3)
+    s = rng.normal(size=25)
+    space = LinearSpace(X, groups=ids, group_weights=np.array([1.0, 0.5, 2.0, 1.0]))
+    top, scores = space.top(s, 2)
+    v = X.T @ s
+    brute = [(w**2 * np.sum(v[ids == g] ** 2), g) for g, w in enumerate([1.0, 0.5, 2.0, 1.0])]
+    expected = [g for _, g in sorted(brute, reverse=True)[:2]]
+    assert top.tolist() == expected
+    fgm = FGM(B=1, groups=ids, max_outer=2).fit(X, np.sign(X[:, 3] + 0.1))
+    chosen = np.unique(ids[fgm.get_support()])
+    assert np.all(np.isin(np.flatnonzero(np.isin(ids, chosen)), fgm.selected_features_))
+
+
+def test_overlapping_groups_map_back_to_original_features():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(60, 6))
+    y = np.sign(X[:, 1] + 0.5 * X[:, 2])
+    groups = [[0, 1], [1, 2], [3, 4, 5]]
+    fgm = FGM(B=2, groups=groups, max_outer=2, inner_tol=1e-10).fit(X, y)
+    assert fgm.coef_.shape == (6,)
+    # feature 1 lives in two groups: its weight is the sum of both duplicated columns
+    master = fgm._master
+    total = sum(w[c.feature_a == 1].sum() for c, w in master.weights_by_column())
+    assert fgm.coef_[1] == pytest.approx(total)
+    np.testing.assert_allclose(fgm.decision_function(X),
+                               X @ fgm.coef_ + fgm.intercept_, atol=1e-10)
+
+
+def _random_tree(rng, m):
+    """Nested groups: a root, halves, quarters, … down to single features."""
+    groups = []
+
+    def split(lo, hi):
+        groups.append(list(range(lo, hi)))
+        if hi - lo > 1:
+            mid = (lo + hi) // 2 + rng.integers(-1, 2) * (hi - lo > 3)
+            mid = min(max(mid, lo + 1), hi - 1)
+            split(lo, mid)
+            split(mid, hi)
+
+    split(0, m)
+    return groups
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_tree_groups_pruned_search_equals_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    m = 64
+    groups = _random_tree(rng, m)
+    weights = 1.0 / np.sqrt([len(g) for g in groups])  # deeper groups weigh more
+    X = rng.normal(size=(40, m))
+    s = rng.normal(size=40)
+    space = LinearSpace(X, groups=groups, group_weights=weights)
+    assert space.tree is not None
+    ids, vals = space.top(s, 5)
+    brute = ref.group_sumsq(X.T @ s, groups, weights)
+    expected = ref.top_k(brute, 5)
+    np.testing.assert_array_equal(ids, expected)
+    np.testing.assert_allclose(vals, brute[expected])
+    assert space.last_visited < len(groups)  # Proposition 2 pruned part of the tree
+
+
+def test_poly2_scores_equal_the_explicit_expansion():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(50, 6))
+    s = rng.normal(size=50)
+    space = Poly2Space(X, gamma=0.7, r=1.3, block_bytes=8 * 6 * 2)  # 2 rows per block
+    assert space.n_candidates == (6 + 2) * (6 + 1) // 2 - 1
+    np.testing.assert_allclose(space.scores(s), ref.poly2_scores(X, s, 0.7, 1.3), rtol=1e-10)
+    for a, c in itertools.combinations_with_replacement(range(6), 2):
+        kind, aa, cc = space.decode(np.array([space.encode(a, c)]))
+        assert (aa[0], cc[0]) == (a, c) and kind[0] == (1 if a == c else 2)
+
+
+def test_poly2_fgm_equals_fgm_on_the_expanded_matrix():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(80, 5))
+    y = np.sign(X[:, 0] * X[:, 1] + 0.1 * rng.normal(size=80))
+    implicit = FGM(B=2, feature_map="poly2", max_outer=3, inner_tol=1e-12).fit(X, y)
+    space = Poly2Space(X)
+    Phi = space.columns(np.arange(space.n_candidates)).matrix
+    explicit = FGM(B=2, max_outer=3, inner_tol=1e-12).fit(Phi, y)
+    np.testing.assert_allclose(implicit.decision_function(X), explicit.decision_function(Phi),
+                               atol=1e-8)
+    names = [name for name, _ in implicit.generated_features_]
+    assert "x0·x1" in names  # the planted interaction is found
+    assert set(implicit.selected_features_) >= {0, 1}
+
+
+def test_binned_map_learns_a_nonlinear_response():
+    ds = make("fsa-nonlinear", n_samples=600, n_features=30, k_star=2, seed=0)
+    linear = FGM(B=2, max_outer=3).fit(ds.X, ds.y)
+    binned = FGM(B=2, max_outer=3, feature_map="binned", n_bins=12).fit(ds.X, ds.y)
+    assert set(ds.truth) <= set(binned.selected_features_)
+    assert binned.score(ds.X_test, ds.y_test) > linear.score(ds.X_test, ds.y_test) + 0.15
+
+
+def test_warm_start_refit_does_less_work(digits38):
+    X, y = digits38.X / 16, digits38.y
+    cold = FGM(B=5, C=10, max_outer=15, warm_start=True).fit(X, y)
+    cold_work = sum(r.inner_steps for r in cold.history_)
+    cold.set_params(C=12.0)
+    cold.fit(X, y)
+    warm_work = sum(r.inner_steps for r in cold.history_)
+    fresh = FGM(B=5, C=12.0, max_outer=15).fit(X, y)
+    fresh_work = sum(r.inner_steps for r in fresh.history_)
+    assert warm_work < fresh_work and cold_work > 0
+    assert cold.n_passes_ < fresh.n_passes_
+    assert cold.history_[-1].objective <= fresh.history_[-1].objective * 1.02
+
+
+def test_warm_start_after_changing_B(digits38):
+    X, y = digits38.X / 16, digits38.y
+    est = FGM(B=8, warm_start=True).fit(X, y)
+    est.set_params(B=4).fit(X, y)
+    assert all(len(b) <= 4 for b in (c.candidate for c in est._master.columns))
+    assert est.score(digits38.X_test / 16, digits38.y_test) > 0.95
+
+
+def test_stop_leaves_a_usable_model(digits38):
+    fgm = FGM(B=3).fit(digits38.X, digits38.y, callback=lambda r: r.iteration < 1)
+    assert fgm.stopped_early_ and fgm.n_iter_ == 2
+    np.testing.assert_array_equal(fgm.selected_features_, fgm.history_[-1].selected)
+    assert fgm.score(digits38.X_test, digits38.y_test) > 0.8
+
+
+def test_multiclass_one_vs_rest():
+    ds = make("wine").split(seed=0)
+    X = (ds.X - ds.X.mean(0)) / ds.X.std(0)
+    Xt = (ds.X_test - ds.X.mean(0)) / ds.X.std(0)
+    fgm = FGM(B=2, C=1.0).fit(X, ds.y)
+    assert fgm.coef_.shape == (3, 13)
+    assert {r.info["class"] for r in fgm.history_} == {0, 1, 2}
+    assert fgm.score(Xt, ds.y_test) > 0.85
+
+
+def test_bad_parameters():
+    X = np.random.default_rng(0).normal(size=(20, 5))
+    y = np.sign(X[:, 0])
+    with pytest.raises(ValueError, match="loss='hinge' is not one of"):
+        FGM(loss="hinge").fit(X, y)
+    with pytest.raises(ValueError, match="B=0 is below"):
+        FGM(B=0).fit(X, y)
+    with pytest.raises(ValueError, match="cannot be combined"):
+        FGM(feature_map="poly2", feature_scaling="norm").fit(X, y)
+    with pytest.raises(ValueError, match="one id per feature"):
+        FGM(groups=[0, 1]).fit(X, y)

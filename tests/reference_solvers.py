@@ -1,0 +1,156 @@
+"""Independent references for the solvers: generic conic programs solved by Clarabel.
+
+These formulate the same problems from scratch (second-order and exponential cones), so a test
+that compares a method against them does not compare the method with itself.
+"""
+
+from __future__ import annotations
+
+import clarabel
+import numpy as np
+import scipy.sparse as sp
+
+
+def _solve(P, q, A, b, cones, *, tol=1e-10):
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = tol
+    settings.tol_gap_rel = tol
+    settings.tol_feas = tol
+    solver = clarabel.DefaultSolver(sp.csc_matrix(sp.triu(P)), np.asarray(q, float),
+                                    sp.csc_matrix(A), np.asarray(b, float), cones, settings)
+    sol = solver.solve()
+    assert "Solved" in str(sol.status), sol.status
+    return np.array(sol.x), sol.obj_val
+
+
+class _Rows:
+    """Accumulates constraint rows s = b − A x with their cones."""
+
+    def __init__(self, nvar):
+        self.nvar = nvar
+        self.rows, self.b, self.cones = [], [], []
+
+    def add(self, coefs: list[dict], rhs: list[float], cone):
+        for c, r in zip(coefs, rhs):
+            row = np.zeros(self.nvar)
+            for k, v in c.items():
+                row[k] += v
+            self.rows.append(row)
+            self.b.append(r)
+        self.cones.append(cone)
+
+    def matrices(self):
+        return np.array(self.rows), np.array(self.b), self.cones
+
+
+def prox_l1_squared_reference(g_blocks, tau):
+    """argmin_ω τ/2‖ω − g‖² + ½(Σ_t‖ω_t‖)² as an SOCP."""
+    sizes = [len(g) for g in g_blocks]
+    W, T = sum(sizes), len(sizes)
+    nvar = W + T + 1
+    g = np.concatenate(g_blocks)
+    P = sp.diags(np.concatenate([np.full(W, tau), np.zeros(T), [1.0]]))
+    q = np.concatenate([-tau * g, np.zeros(T), [0.0]])
+    rows = _Rows(nvar)
+    t_idx = W + T
+    rows.add([{**{W + k: 1.0 for k in range(T)}, t_idx: -1.0}], [0.0],
+             clarabel.NonnegativeConeT(1))
+    start = 0
+    for k, size in enumerate(sizes):
+        rows.add([{W + k: -1.0}] + [{start + i: -1.0} for i in range(size)], [0.0] * (size + 1),
+                 clarabel.SecondOrderConeT(size + 1))
+        start += size
+    A, b, cones = rows.matrices()
+    x, _ = _solve(P, q, A, b, cones)
+    out, start = [], 0
+    for size in sizes:
+        out.append(x[start:start + size])
+        start += size
+    return out
+
+
+def l12_master_reference(blocks, y, C, loss="squared_hinge", fit_intercept=True):
+    """min ½(Σ_t‖ω_t‖)² + C Σ l(y_i (Σ_t A_t ω_t + b)_i) by a conic solver.
+
+    Returns (list of ω_t, b, objective).
+    """
+    A_all = np.hstack(blocks)
+    n, W = A_all.shape
+    T = len(blocks)
+    sizes = [blk.shape[1] for blk in blocks]
+    iw, ib, iu, it = 0, W, W + 1, W + 1 + T
+    base = it + 1
+    if loss == "squared_hinge":
+        ixi = base
+        nvar = base + n
+        P = sp.diags(np.concatenate([np.zeros(base - 1), [1.0], np.full(n, C)]))
+        q = np.zeros(nvar)
+    else:
+        iv, ia, ic = base, base + n, base + 2 * n
+        nvar = base + 3 * n
+        P = sp.diags(np.concatenate([np.zeros(base - 1), [1.0], np.zeros(3 * n)]))
+        q = np.zeros(nvar)
+        q[iv:iv + n] = C
+    rows = _Rows(nvar)
+    if not fit_intercept:
+        rows.add([{ib: 1.0}], [0.0], clarabel.ZeroConeT(1))
+    rows.add([{**{iu + k: 1.0 for k in range(T)}, it: -1.0}], [0.0],
+             clarabel.NonnegativeConeT(1))
+    start = 0
+    for k, size in enumerate(sizes):
+        rows.add([{iu + k: -1.0}] + [{iw + start + i: -1.0} for i in range(size)],
+                 [0.0] * (size + 1), clarabel.SecondOrderConeT(size + 1))
+        start += size
+    for i in range(n):
+        margin = {iw + j: y[i] * A_all[i, j] for j in range(W)}
+        margin[ib] = y[i]
+        if loss == "squared_hinge":
+            # ξ_i + y_i f_i − 1 ≥ 0 and ξ_i ≥ 0
+            rows.add([{**{k: -v for k, v in margin.items()}, ixi + i: -1.0}], [-1.0],
+                     clarabel.NonnegativeConeT(1))
+            rows.add([{ixi + i: -1.0}], [0.0], clarabel.NonnegativeConeT(1))
+        else:
+            # a_i ≥ exp(−y_i f_i − v_i), c_i ≥ exp(−v_i), a_i + c_i ≤ 1
+            rows.add([{**margin, iv + i: 1.0}, {}, {ia + i: -1.0}], [0.0, 1.0, 0.0],
+                     clarabel.ExponentialConeT())
+            rows.add([{iv + i: 1.0}, {}, {ic + i: -1.0}], [0.0, 1.0, 0.0],
+                     clarabel.ExponentialConeT())
+            rows.add([{ia + i: 1.0, ic + i: 1.0}], [1.0], clarabel.NonnegativeConeT(1))
+    A, b, cones = rows.matrices()
+    x, obj = _solve(P, q, A, b, cones)
+    omegas, start = [], 0
+    for size in sizes:
+        omegas.append(x[iw + start:iw + start + size])
+        start += size
+    return omegas, float(x[ib]), float(obj)
+
+
+def fgm_relaxation_reference(X, y, C, B, fit_intercept=True):
+    """The optimum P* of FGM's convex relaxation (eq. 9) for the squared hinge, via its dual
+
+    max_{α≥0 (, αᵀy=0)} Σα − ‖α‖²/(2C) − ½ Σ_{top B} (x_jᵀ(α⊙y))²
+
+    with the top-B sum written as min_θ Bθ + Σ_j max(0, r_j − θ), r_j ≥ (x_jᵀ(α⊙y))².
+    """
+    n, m = X.shape
+    ia, ith, isv, ir = 0, n, n + 1, n + 1 + m
+    nvar = ir + m
+    # minimise the negated dual: −Σα + ‖α‖²/(2C) + ½Bθ + ½Σs
+    P = sp.diags(np.concatenate([np.full(n, 1.0 / C), np.zeros(1 + 2 * m)]))
+    q = np.concatenate([-np.ones(n), [0.5 * B], np.full(m, 0.5), np.zeros(m)])
+    rows = _Rows(nvar)
+    for i in range(n):
+        rows.add([{ia + i: -1.0}], [0.0], clarabel.NonnegativeConeT(1))
+    if fit_intercept:
+        rows.add([{ia + i: y[i] for i in range(n)}], [0.0], clarabel.ZeroConeT(1))
+    for j in range(m):
+        rows.add([{isv + j: -1.0}], [0.0], clarabel.NonnegativeConeT(1))
+        rows.add([{isv + j: -1.0, ith: -1.0, ir + j: 1.0}], [0.0], clarabel.NonnegativeConeT(1))
+        # r ≥ q² ⇔ ‖(2q, r − 1)‖ ≤ r + 1, q = Σ_i α_i y_i x_ij
+        qrow = {ia + i: y[i] * X[i, j] for i in range(n)}
+        rows.add([{ir + j: -1.0}, {k: -2 * v for k, v in qrow.items()}, {ir + j: -1.0}],
+                 [1.0, 0.0, -1.0], clarabel.SecondOrderConeT(3))
+    A, b, cones = rows.matrices()
+    x, obj = _solve(P, q, A, b, cones)
+    return -float(obj)

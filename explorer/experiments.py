@@ -58,6 +58,26 @@ def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callb
     return row
 
 
+def check_compatible(method, dataset: Dataset) -> None:
+    """Raise a ``DataError`` naming the dataset's file when the method cannot use its target
+    (a multi-class target for a binary-only method, labels for a regressor, …)."""
+    from .data import DataError, check_binary
+
+    cls = _resolve(method)
+    probe = cls()
+    task = probe._task
+    source = dataset.source or dataset.name
+    if task == "classification":
+        if dataset.task != "classification":
+            raise DataError(f"{cls.display_name or cls.__name__} is a classifier but the "
+                            f"target is a {dataset.task} target", source=source)
+        if cls.multiclass == "binary":
+            check_binary(dataset.y, method=cls.display_name or cls.__name__, source=source)
+    elif task == "regression" and dataset.task == "classification":
+        raise DataError(f"{cls.display_name or cls.__name__} with these settings is a "
+                        "regressor but the target holds class labels", source=source)
+
+
 def _fit_arguments(cls) -> set[str]:
     import inspect
 

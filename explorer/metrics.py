@@ -70,6 +70,20 @@ def recall_at_k(y_true, scores, k: int | None = None, pos_label=None) -> float:
     return float(t[top].sum() / n_pos)
 
 
+def pairwise_accuracy(y_true, scores, query=None) -> float:
+    """Share of pairs with different relevance (inside a query) that the scores order right."""
+    y_true = np.asarray(y_true, dtype=float)
+    scores = np.asarray(scores, dtype=float)
+    query = np.zeros(y_true.size) if query is None else np.asarray(query)
+    right = total = 0
+    for q in np.unique(query):
+        rows = np.flatnonzero(query == q)
+        a, b = np.nonzero(y_true[rows][:, None] > y_true[rows][None, :])
+        right += int(np.sum(scores[rows][a] > scores[rows][b]))
+        total += a.size
+    return right / total if total else float("nan")
+
+
 def rmse(y_true, y_pred) -> float:
     """Root mean squared error."""
     diff = np.asarray(y_true, dtype=float) - np.asarray(y_pred, dtype=float)

@@ -8,6 +8,7 @@ piecewise-linear basis for FSA live next to them.
 from ._base import Columns, FeatureSpace
 from ._linear import LinearSpace, tree_parents
 from ._nonlinear import BinnedSpace, Poly2Space
+from ._piecewise import PiecewiseLinearBasis, second_difference
 
-__all__ = ["BinnedSpace", "Columns", "FeatureSpace", "LinearSpace", "Poly2Space",
-           "tree_parents"]
+__all__ = ["BinnedSpace", "Columns", "FeatureSpace", "LinearSpace", "PiecewiseLinearBasis",
+           "Poly2Space", "second_difference", "tree_parents"]

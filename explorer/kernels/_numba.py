@@ -125,3 +125,33 @@ def poly2_block_scores(G, rows_start, sq_weight, pair_weight, out):
             out[t] = v * v
             t += 1
     return t
+
+
+@nb.njit(**_JIT)
+def pl_forward(bins, frac, beta, out):
+    """Piecewise-linear additive model (FSA §2.5): out[i] = Σ_j (1−a_ij) β_j[b_ij] +
+    a_ij β_j[b_ij+1] for bins (n×m int), fractions (n×m) and β (m × (B+1))."""
+    n, m = bins.shape
+    out[:] = 0.0
+    for j in range(m):  # column by column: bins/frac are stored column-major
+        for i in range(n):
+            b = bins[i, j]
+            a = frac[i, j]
+            out[i] += (1.0 - a) * beta[j, b] + a * beta[j, b + 1]
+    return out
+
+
+@nb.njit(**_JIT)
+def pl_gradient(bins, frac, r, out):
+    """Gradient of Σ_i r_i f_i with respect to the piecewise-linear coefficients:
+    out[j, b_ij] += r_i (1 − a_ij), out[j, b_ij + 1] += r_i a_ij."""
+    n, m = bins.shape
+    out[:, :] = 0.0
+    for j in range(m):
+        for i in range(n):
+            b = bins[i, j]
+            a = frac[i, j]
+            ri = r[i]
+            out[j, b] += ri * (1.0 - a)
+            out[j, b + 1] += ri * a
+    return out

@@ -39,3 +39,14 @@ def poly2_scores(X, s, gamma: float, r: float) -> np.ndarray:
             cols.append(np.sqrt(2) * gamma * dense[:, a] * dense[:, c])
     Phi = np.column_stack(cols)
     return (Phi.T @ s) ** 2
+
+
+def pl_design(bins, frac, n_basis) -> np.ndarray:
+    """The explicit piecewise-linear design matrix, n × (m·n_basis), column j·n_basis + k."""
+    n, m = bins.shape
+    U = np.zeros((n, m * n_basis))
+    rows = np.arange(n)
+    for j in range(m):
+        U[rows, j * n_basis + bins[:, j]] += 1.0 - frac[:, j]
+        U[rows, j * n_basis + bins[:, j] + 1] += frac[:, j]
+    return U

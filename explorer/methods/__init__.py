@@ -11,8 +11,9 @@ from .base import (
 )
 from .baselines import L1SVM, FisherSVM, L1LogReg, RFESelector
 from .fgm import FGM
+from .fsa import FSA
 
 __all__ = [
-    "FGM", "REGISTRY", "BaseSelector", "FisherSVM", "IterationRecord", "L1LogReg", "L1SVM",
+    "FGM", "FSA", "REGISTRY", "BaseSelector", "FisherSVM", "IterationRecord", "L1LogReg", "L1SVM",
     "ParamSpec", "RFESelector", "Recorder", "get_method", "register",
 ]

@@ -97,6 +97,13 @@ class Recorder:
             return self.parent.elapsed()
         return time.perf_counter() - self._t0 - self._callback_time
 
+    def reset(self) -> None:
+        """Forget the records so far (a method restarting its run); numbering restarts at 0,
+        which is how a streaming view knows to clear its plots."""
+        root = self._root()
+        root.history.clear()
+        self.history.clear()
+
     def child(self, **info) -> Recorder:
         """A recorder whose records go to this one with ``info`` added (one-vs-rest members)."""
         return Recorder(info={**self.info, **info}, parent=self)

@@ -1,0 +1,110 @@
+"""Helpers shared by the benchmark scripts: timing, memory, the Xᵀs unit, markdown tables.
+
+Every script runs the method and its peer on the same data in one process, reports medians of
+several runs and the ratio, prints a markdown table and also writes it to
+``benchmarks/results/<name>.md`` so the README can carry the latest numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    p.add_argument("--repeats", type=int, default=3, help="runs per timing (median)")
+    p.add_argument("--only", default="", help="comma-separated section names to run")
+    return p
+
+
+def wanted(args, section: str) -> bool:
+    return not args.only or section in args.only.split(",")
+
+
+def median_time(fn, repeats: int = 3):
+    """(median seconds, last result) of ``fn()`` over ``repeats`` runs."""
+    times, result = [], None
+    for _ in range(max(1, repeats)):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def xts_pass_time(X, repeats: int = 5) -> float:
+    """Median time of one pass Xᵀs over X (the physical unit)."""
+    from explorer.kernels import xts
+
+    s = np.random.default_rng(0).normal(size=X.shape[0])
+    xts(X, s)  # compile / warm caches
+    return median_time(lambda: xts(X, s), repeats)[0]
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def current_rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+class Table:
+    """A markdown table accumulated row by row (printed as it grows)."""
+
+    def __init__(self, title: str, columns: list[str]):
+        self.title = title
+        self.columns = columns
+        self.rows: list[list[str]] = []
+        print(f"\n### {title}\n")
+        print("| " + " | ".join(columns) + " |")
+        print("|" + "|".join("---" for _ in columns) + "|", flush=True)
+
+    def add(self, *values) -> None:
+        row = [_fmt(v) for v in values]
+        self.rows.append(row)
+        print("| " + " | ".join(row) + " |", flush=True)
+
+    def markdown(self) -> str:
+        lines = [f"### {self.title}", "", "| " + " | ".join(self.columns) + " |",
+                 "|" + "|".join("---" for _ in self.columns) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
+        return "\n".join(lines)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        if np.isnan(v):
+            return "–"
+        if abs(v) >= 100:
+            return f"{v:,.0f}"
+        if abs(v) >= 10:
+            return f"{v:.1f}"
+        return f"{v:.3g}"
+    return str(v)
+
+
+def save(name: str, tables: list[Table], command: str, notes: str = "") -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    header = (f"<!-- produced by `{command}` on {time.strftime('%Y-%m-%d')}, "
+              f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores -->\n")
+    body = "\n\n".join(t.markdown() for t in tables)
+    path = RESULTS / f"{name}.md"
+    path.write_text(header + body + ("\n\n" + notes if notes else "") + "\n")
+    print(f"\nwritten {path}")
+    return path

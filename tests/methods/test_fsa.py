@@ -1,0 +1,223 @@
+"""FSA: the schedule, gradients by finite differences, exactly k, recovery, sparse = dense."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from explorer import FSA
+from explorer.data import DataError, load, make
+from explorer.experiments import check_compatible
+from explorer.features import PiecewiseLinearBasis
+from explorer.kernels import _reference as ref
+from explorer.methods.fsa import _Run
+from explorer.metrics import auc, recovery, rmse
+from explorer.optim.datafits import MarginDatafit, PairwiseDatafit, SquaredDatafit
+from explorer.optim.losses import HuberHinge, Logistic, Lorenz
+from explorer.optim.schedules import fsa_schedule, schedule_cost
+from tests.conftest import as_layout
+
+
+# ----------------------------------------------------------------------------- schedule (3)
+@pytest.mark.parametrize("mu", [0, 1, 10, 100, 300, 1000])
+def test_schedule_properties(mu):
+    M, k, N = 1000, 10, 500
+    sched = fsa_schedule(M, k, N, mu)
+    assert sched.shape == (N,)
+    assert np.all(np.diff(sched) <= 0)
+    assert np.all(sched[N // 2 - 1:] == k)  # M_e = k from e = N_iter/2 on
+    e = 1
+    assert sched[0] == int(np.ceil(k + (M - k) * (N - 2 * e) / (2 * e * mu + N) - 1e-9))
+
+
+def test_schedule_cost_matches_table_1():
+    table = {0: 125, 1: 97, 10: 41, 100: 10, 300: 5, 1000: 2}
+    for mu, paper in table.items():
+        a, b = schedule_cost(1000, 10, 500, mu)
+        # the gradient of iteration e touches the variables kept after e−1 (all M at e = 1)
+        touched = a + (1 - fsa_schedule(1000, 10, 500, mu)[0] / 1000)
+        assert abs(touched - paper) <= 1.5, (mu, touched, paper)
+        assert b <= 500
+
+
+# ----------------------------------------------------------------------------- gradients
+def _fd(fun, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = h
+        g.flat[i] = (fun(x + e) - fun(x - e)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("datafit", [
+    MarginDatafit(Logistic(), np.array([1, -1, 1, 1, -1.0])),
+    MarginDatafit(HuberHinge(0.3), np.array([1, -1, 1, 1, -1.0])),
+    MarginDatafit(Lorenz(), np.array([1, -1, 1, 1, -1.0])),
+    SquaredDatafit(np.array([0.3, -1.2, 2.0, 0.0, 1.1])),
+    PairwiseDatafit(np.array([2, 0, 1, 1, 0.0]), np.array([0, 0, 0, 1, 1])),
+])
+def test_datafit_gradients_by_finite_differences(datafit):
+    f = np.array([0.31, -0.52, 1.73, 0.12, -2.05])
+    np.testing.assert_allclose(datafit.gradient(f), _fd(datafit.value, f), atol=1e-7)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_fsa_gradient_in_beta_by_finite_differences(layout, loss):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 6)) * [1, 2, 3, 0.5, 1, 4] + [0, 1, -2, 0, 3, 0]
+    X[rng.random(X.shape) < 0.3] = 0
+    y = np.sign(rng.normal(size=30)) if loss == "logistic" else rng.normal(size=30)
+    est = FSA(k=3, loss=loss)
+    est.n_features_in_ = 6
+    run = _Run(est, as_layout(X, layout), est._datafit(y, None), eta=0.1)
+    run.work_orig = np.arange(6)
+    run._index_work()
+    run.beta = rng.normal(size=6)
+    run.b = 0.3
+
+    def loss_of(beta):
+        run.beta = beta
+        return run.datafit.value(run._outputs())
+
+    beta0 = run.beta.copy()
+    analytic = run._gradient(run.datafit.gradient(run._outputs()))
+    np.testing.assert_allclose(analytic, _fd(loss_of, beta0), atol=1e-6)
+
+
+def test_piecewise_linear_kernels_match_the_explicit_design():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 5))
+    basis = PiecewiseLinearBasis(6).fit(X)
+    bins, frac = basis.encode(X)
+    U = ref.pl_design(bins, frac, basis.n_basis)
+    beta = rng.normal(size=(5, basis.n_basis))
+    np.testing.assert_allclose(basis.forward(bins, frac, beta), U @ beta.ravel(), atol=1e-6)
+    r = rng.normal(size=40)
+    np.testing.assert_allclose(basis.gradient(bins, frac, r).ravel(), U.T @ r, atol=1e-6)
+    # responses interpolate the coefficients at the knots and clip outside the range
+    knots = basis.knots(2)
+    np.testing.assert_allclose(basis.response(2, beta[2], knots), beta[2], atol=1e-12)
+    assert basis.response(2, beta[2], np.array([knots[0] - 5]))[0] == pytest.approx(beta[2, 0])
+
+
+# ----------------------------------------------------------------------------- behaviour
+@pytest.fixture(scope="module")
+def correlated():
+    return make("fsa-correlated", n_samples=600, n_features=300, k_star=8, seed=1)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "huber_svm", "lorenz"])
+def test_recovers_the_relevant_variables(correlated, loss):
+    est = FSA(k=8, loss=loss).fit(correlated.X, correlated.y)
+    assert est.n_selected_ == 8  # exactly k
+    assert recovery(est.selected_features_, correlated.truth)["all_found"]
+    assert auc(correlated.y_test, est.decision_function(correlated.X_test)) > 0.98
+
+
+def test_records_follow_the_schedule(correlated):
+    est = FSA(k=8, n_iter=100, mu=10).fit(correlated.X, correlated.y)
+    sched = fsa_schedule(300, 8, 100, 10)
+    assert [r.n_selected for r in est.history_] == sched.tolist()
+    assert est.n_iter_ == 100
+    for prev, rec in zip(est.history_, est.history_[1:]):
+        killed = set(rec.info["killed"].tolist())
+        assert killed == set(prev.selected.tolist()) - set(rec.selected.tolist())
+        assert rec.info["values"].shape == rec.selected.shape
+    # the working matrix physically shrinks
+    widths = [r.info["work_columns"] for r in est.history_]
+    assert widths[-1] < 0.2 * widths[0]
+    assert "keeps M_e" in FSA.explain(est.history_[5])
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sparse_equals_dense(correlated, layout, dtype):
+    X = np.where(np.abs(correlated.X) > 0.8, correlated.X, 0.0)
+    dense = FSA(k=8).fit(X, correlated.y)
+    other = FSA(k=8).fit(as_layout(X, layout, dtype), correlated.y)
+    np.testing.assert_array_equal(dense.get_support(), other.get_support())
+    tol = 1e-3 if dtype == np.float32 else 1e-8
+    np.testing.assert_allclose(other.coef_, dense.coef_, rtol=tol, atol=tol)
+    assert other.intercept_ == pytest.approx(dense.intercept_, rel=tol, abs=tol)
+
+
+def test_regression_is_a_regressor():
+    ds = make("fsa-regression", n_samples=800, n_features=300, k_star=10, seed=0)
+    est = FSA(k=10, loss="squared").fit(ds.X, ds.y)
+    assert recovery(est.selected_features_, ds.truth)["all_found"]
+    pred = est.predict(ds.X_test)
+    assert pred.dtype == np.float64 and rmse(ds.y_test, pred) < 1.1
+    assert est.score(ds.X_test, ds.y_test) > 0.9  # R²
+    assert est.__sklearn_tags__().estimator_type == "regressor"
+    assert est.eta_ < 1.0  # the paper's η = 1 was capped for the squared loss
+
+
+def test_ranking_with_queries():
+    ds = make("fsa-ranking", n_queries=60, n_features=100, seed=0)
+    est = FSA(k=5, loss="ranking").fit(ds.X, ds.y, query=ds.query)
+    assert recovery(est.selected_features_, ds.truth)["all_found"]
+    assert est.score(ds.X_test, ds.y_test) > 0.85  # pairwise accuracy
+    with pytest.raises(ValueError, match="only used by loss='ranking'"):
+        FSA(k=5).fit(ds.X, (ds.y > 0).astype(int), query=ds.query)
+
+
+def test_piecewise_linear_finds_what_linear_cannot():
+    ds = make("fsa-nonlinear", n_samples=1000, n_features=100, k_star=4, seed=2)
+    linear = FSA(k=4).fit(ds.X, ds.y)
+    pl = FSA(k=4, basis="piecewise_linear").fit(ds.X, ds.y)
+    assert recovery(pl.selected_features_, ds.truth)["all_found"]
+    assert recovery(linear.selected_features_, ds.truth)["found"] <= 1
+    assert auc(ds.y_test, pl.decision_function(ds.X_test)) > 0.95
+    # the learned response of a relevant variable is U-shaped (|x|)
+    j = ds.truth[0]
+    curve = pl.response(j, np.array([-2.0, 0.0, 2.0]))
+    assert curve[0] > curve[1] < curve[2]
+    assert pl.coef_.shape == (100,) and pl.get_support().sum() == 4
+
+
+def test_warm_start_begins_from_the_previous_beta(correlated):
+    est = FSA(k=8, warm_start=True).fit(correlated.X, correlated.y)
+    est.set_params(k=6).fit(correlated.X, correlated.y)
+    cold = FSA(k=6).fit(correlated.X, correlated.y)
+    assert est.history_[0].objective < cold.history_[0].objective
+    assert est.n_selected_ == 6
+
+
+def test_user_eta_that_diverges_is_halved():
+    ds = make("fsa-regression", n_samples=300, n_features=100, k_star=5, seed=0)
+    est = FSA(k=5, loss="squared", eta=50.0).fit(ds.X, ds.y)
+    assert est.eta_ < 50.0 and np.all(np.isfinite(est.coef_))
+
+
+def test_stop_leaves_a_usable_model(correlated):
+    est = FSA(k=8).fit(correlated.X, correlated.y, callback=lambda r: r.iteration < 30)
+    assert est.stopped_early_ and est.n_iter_ == 31
+    assert est.n_selected_ == est.history_[-1].n_selected > 8
+    assert est.score(correlated.X_test, correlated.y_test) > 0.8
+
+
+def test_binary_only_with_a_clear_message(tmp_path):
+    ds = make("wine")
+    with pytest.raises(DataError, match="FSA needs a binary target.*3 classes"):
+        FSA(k=3).fit(ds.X, ds.y)
+    path = tmp_path / "three_classes.csv"
+    rows = ["a,b,label"] + [f"{i},{i % 5},{i % 3}" for i in range(30)]
+    path.write_text("\n".join(rows))
+    loaded = load(path)
+    with pytest.raises(DataError, match="three_classes.csv.*binary target"):
+        check_compatible("fsa", loaded)
+
+
+def test_k_larger_than_features():
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    with pytest.raises(ValueError, match="k=5 is larger"):
+        FSA(k=5).fit(X, np.sign(X[:, 0]))
+
+
+def test_sparse_input_is_never_densified(correlated):
+    X = sp.csr_matrix(np.where(np.abs(correlated.X) > 1.5, correlated.X, 0.0))
+    est = FSA(k=8).fit(X, correlated.y)
+    assert sp.issparse(est.transform(X))

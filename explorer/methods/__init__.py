@@ -9,11 +9,12 @@ from .base import (
     get_method,
     register,
 )
-from .baselines import L1SVM, FisherSVM, L1LogReg, RFESelector
+from .baselines import L1SVM, FisherSVM, L1LogReg, LassoSelector, RFESelector
 from .fgm import FGM
 from .fsa import FSA
 
 __all__ = [
-    "FGM", "FSA", "REGISTRY", "BaseSelector", "FisherSVM", "IterationRecord", "L1LogReg", "L1SVM",
-    "ParamSpec", "RFESelector", "Recorder", "get_method", "register",
+    "FGM", "FSA", "L1SVM", "REGISTRY", "BaseSelector", "FisherSVM", "IterationRecord",
+    "L1LogReg", "LassoSelector", "ParamSpec", "RFESelector", "Recorder", "get_method",
+    "register",
 ]

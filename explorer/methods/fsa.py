@@ -50,7 +50,7 @@ class FSA(BaseSelector):
     eta : float or None
         Learning rate; None is the paper's (20 for logistic, 1 otherwise), except for the
         squared loss (unbounded gradient) and the piecewise-linear basis (unstandardised
-        responses), where it is capped at 1/L, L = l''·λ_max(DᵀD/N) of the design the gradient
+        responses), where it is capped at 1.8/L, L = l''·λ_max(DᵀD/N) of the design the gradient
         sees, estimated by power iteration on up to 2,000 rows: η = 1 diverges on the paper's
         own regression design (λ_max ≈ 19 for δ = 0.9) and η = 20 on hat responses. If the loss
         still blows up the step is halved and the fit restarts; ``eta_`` is the rate used.
@@ -149,7 +149,7 @@ class FSA(BaseSelector):
         if self.eta is None and (self.loss == "squared" or self.basis is not None):
             curvature = {"squared": 2.0, "logistic": 0.25, "huber_svm": 0.5 / self.huber_h,
                          "lorenz": 2.0, "ranking": 0.5}[self.loss]
-            eta = min(eta, 1.0 / (curvature * self._gram_norm(X)))
+            eta = min(eta, 1.8 / (curvature * self._gram_norm(X)))
         for _attempt in range(30):
             state = _Run(self, X, datafit, eta)
             outcome = state.run(recorder)
@@ -160,7 +160,7 @@ class FSA(BaseSelector):
         self.eta_ = eta
         state.finish()
 
-    def _gram_norm(self, X, rows: int = 2000, n_power: int = 12, seed: int = 0) -> float:
+    def _gram_norm(self, X, rows: int = 2000, n_power: int = 20, seed: int = 0) -> float:
         """1.1·λ_max(DᵀD/N) of the design D the gradient sees (standardised X, or the
         piecewise-linear responses), by power iteration on up to ``rows`` rows."""
         rng = np.random.default_rng(seed)

@@ -19,7 +19,8 @@ install: $(STAMP)
 
 ## Install (if needed) and serve the explorer and the teaching pages; opens a browser when one exists.
 serve: install
-	$(VENV)/bin/panel serve $(APPS) --port $(PORT) --index explorer --show
+	$(VENV)/bin/panel serve $(APPS) --port $(PORT) --index explorer --show \
+		--check-unused-sessions 1000 --unused-session-lifetime 1000
 
 ## Install (if needed), including Debian's chromium for the browser tests, and run every test.
 test: install chromium

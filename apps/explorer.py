@@ -1,12 +1,19 @@
-"""`panel serve apps/explorer.py` entry point (placeholder until the app lands)."""
+"""`panel serve apps/explorer.py` → /explorer: the Feature Selection Explorer."""
 
-import panel as pn
+import os
+import sys
 
-import explorer
+# Bokeh puts this script's folder first on sys.path, where this file would shadow the
+# `explorer` package it serves: drop the folder and any half-imported shadow module.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+if not hasattr(sys.modules.get("explorer"), "__path__"):
+    sys.modules.pop("explorer", None)
 
-pn.extension()
-pn.Column(
-    "# Feature Selection Explorer",
-    f"Methods: {', '.join(sorted(explorer.REGISTRY))}",
-    f"Datasets: {', '.join(explorer.catalogue())}",
-).servable(title="Feature Selection Explorer")
+import panel as pn  # noqa: E402
+
+from explorer.ui import ExplorerApp  # noqa: E402
+
+pn.extension("tabulator", notifications=False, sizing_mode="stretch_width")
+
+ExplorerApp().servable_template().servable(title="Feature Selection Explorer")

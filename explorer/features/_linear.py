@@ -45,7 +45,8 @@ class LinearSpace(FeatureSpace):
     Parameters
     ----------
     X : ndarray or sparse matrix
-        Kept in its own dtype; sparse input is held as CSC (fast column access and Xᵀs).
+        Kept as given (dtype and CSR/CSC layout: no copy); Xᵀs uses the numba kernel of
+        the layout, and chosen columns are sliced out once per outer iteration.
     groups : array of ids, or list of index arrays, optional
         One id per feature (non-overlapping) or explicit index sets (overlapping; tree-shaped
         sets are detected and searched with the pruning of Proposition 2).
@@ -56,7 +57,7 @@ class LinearSpace(FeatureSpace):
     """
 
     def __init__(self, X, *, groups=None, group_weights=None, scaling: str | None = None):
-        self.X = X.tocsc() if sp.issparse(X) and X.format != "csc" else X
+        self.X = X
         self.n_samples, self.n_features = X.shape
         if scaling not in (None, "norm"):
             raise ValueError("feature_scaling must be None or 'norm'")

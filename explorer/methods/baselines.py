@@ -34,6 +34,13 @@ def _fit_quietly(model, X, y):
     return not any(issubclass(w.category, ConvergenceWarning) for w in caught)
 
 
+def _weights(coef, columns) -> np.ndarray:
+    """Weights of the given columns (the largest |weight| over classes when multi-class)."""
+    coef = np.atleast_2d(coef)
+    sub = coef[:, columns]
+    return sub[0] if coef.shape[0] == 1 else np.abs(sub).max(axis=0)
+
+
 def _coef(model, multi: bool):
     coef = np.asarray(model.coef_, dtype=np.float64)
     intercept = np.asarray(model.intercept_, dtype=np.float64)
@@ -84,7 +91,8 @@ class _LinearL1(BaseSelector):
             recorder.emit(objective=self._objective(X, y, coef, intercept, self.C),
                           n_selected=int(self.support_.sum()),
                           selected=np.flatnonzero(self.support_),
-                          info={"C": self.C, "converged": converged})
+                          info={"C": self.C, "converged": converged,
+                                "weights": _weights(coef, self.support_)})
         else:
             self._bisect(X, y, recorder, multi)
         if self.refit and self.support_.any():
@@ -112,10 +120,11 @@ class _LinearL1(BaseSelector):
             if best is None or key < best[0]:
                 best = (key, C, coef, intercept, converged)
             self._set(*best[2:4], multi, C=best[1], converged=best[4])
+            support = np.any(np.atleast_2d(coef) != 0, axis=0)
             go_on = recorder.emit(objective=self._objective(X, y, coef, intercept, C),
-                                  n_selected=nnz, selected=np.flatnonzero(
-                                      np.any(np.atleast_2d(coef) != 0, axis=0)),
-                                  info={"C": C, "target_k": k, "converged": converged})
+                                  n_selected=nnz, selected=np.flatnonzero(support),
+                                  info={"C": C, "target_k": k, "converged": converged,
+                                        "weights": _weights(coef, support)})
             return nnz, go_on
 
         # grow the upper end until it selects at least k features
@@ -269,7 +278,8 @@ class RFESelector(BaseSelector):
             self._store(alive, coef, intercept, m, multi)
             if alive.size <= k:
                 recorder.emit(objective=float(np.square(coef).sum()), n_selected=alive.size,
-                              selected=alive, info={"converged": converged})
+                              selected=alive, info={"converged": converged,
+                                                    "weights": _weights(self.coef_, alive)})
                 return
             step = int(max(1, self.step * alive.size)) if self.step < 1 else int(self.step)
             drop = min(step, alive.size - k)
@@ -279,7 +289,8 @@ class RFESelector(BaseSelector):
             alive = np.sort(alive[order[drop:]])
             if not recorder.emit(objective=float(ranking.sum()), n_selected=alive.size,
                                  selected=alive,
-                                 info={"removed": removed, "converged": converged}):
+                                 info={"removed": removed, "converged": converged,
+                                       "weights": _weights(self.coef_, alive)}):
                 model = _linear_svc(self.C)
                 _fit_quietly(model, X[:, alive], y)
                 self._store(alive, *_coef(model, multi), m, multi)
@@ -347,7 +358,7 @@ class FisherSVM(BaseSelector):
         self.support_ = np.zeros(m, dtype=bool)
         self.support_[keep] = True
         recorder.emit(objective=float(self.scores_[keep].sum()), n_selected=k, selected=keep,
-                      info={"converged": converged})
+                      info={"converged": converged, "weights": _weights(self.coef_, keep)})
 
 
 @register("lasso")
@@ -398,7 +409,8 @@ class LassoSelector(BaseSelector):
             objective = float(resid @ resid / (2 * len(y)) + alpha * np.abs(coef).sum())
             return recorder.emit(objective=objective, n_selected=int(self.support_.sum()),
                                  selected=np.flatnonzero(self.support_),
-                                 info={"alpha": float(alpha), "converged": converged})
+                                 info={"alpha": float(alpha), "converged": converged,
+                                       "weights": coef[self.support_]})
 
         if self.k is None:
             record(self.alpha, *self._one(X, y, self.alpha))

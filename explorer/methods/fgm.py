@@ -180,6 +180,10 @@ class FGM(BaseSelector):
                 "stop_reason": step.stop_reason,
                 "converged_inner": bool(sol.info.get("converged", False)),
                 "B": int(self.B),
+                "weights": np.atleast_2d(self.coef_)[:, self.support_].max(axis=0)
+                if np.ndim(self.coef_) == 2 else self.coef_[self.support_],
+                "runners_up": step.runners_up.copy(),
+                "runner_scores": step.runner_scores.copy(),
             }
             if getattr(space, "tree", None) is not None:
                 info["groups_visited"] = int(space.last_visited)
@@ -190,7 +194,7 @@ class FGM(BaseSelector):
 
         result = cutting_plane(space, master, B=int(self.B), max_outer=int(self.max_outer),
                                tol=float(self.tol), on_step=on_step,
-                               initial_blocks=initial_blocks)
+                               initial_blocks=initial_blocks, context=int(self.B))
         self._update_model(space, master)
         self.stop_reason_ = result.stop_reason
         self.lower_bound_ = result.lower

@@ -87,8 +87,10 @@ class FSA(BaseSelector):
         ParamSpec("loss", "loss", "logistic", "choice",
                   choices=("logistic", "huber_svm", "lorenz", "squared", "ranking"),
                   help="logistic (6), Huber SVM (7), Lorenz (8), squared (4), ranking (9)"),
-        ParamSpec("mu", "annealing μ", 300.0, "float", 0.0, 1e5, log=False,
-                  help="schedule steepness (eq. 3); larger kills faster"),
+        ParamSpec("mu", "annealing μ", 300.0, "float", 0.0, 1e5,
+                  help="schedule steepness (eq. 3); larger kills faster",
+                  extra={"options": (0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0,
+                                     10000.0)}),
         ParamSpec("n_iter", "iterations", 500, "int", 2, 100000, log=True,
                   help="N_iter; k is reached at N_iter/2"),
         ParamSpec("eta", "learning rate η", None, "float", 1e-6, 1e4, log=True, nullable=True,
@@ -307,8 +309,6 @@ class _Run:
         keep_orig = self.alive
         pos_in_work = np.searchsorted(self.work_orig, keep_orig)
         self.work = self.work[:, pos_in_work]
-        if sp.issparse(self.work):
-            self.work = self.work.tocsc()
         self.work_orig = keep_orig.copy()
         self._index_work()
 
@@ -325,8 +325,6 @@ class _Run:
     def run(self, recorder: Recorder) -> str:
         est = self.est
         if not self.pl:
-            if sp.issparse(self.work):
-                self.work = self.work.tocsc()
             self.work_orig = np.arange(self.m)
             self._index_work()
         first = None
@@ -364,6 +362,7 @@ class _Run:
                 objective=loss, n_selected=self.alive.size, selected=self.alive,
                 inner_steps=1,
                 info={"M_e": M_e, "before": before, "killed": killed,
+                      "weights": self.est.coef_[self.alive],
                       "values": values.copy(), "eta": self.eta,
                       "work_columns": int(self.bins.shape[1] if self.pl else self.work.shape[1])})
             if not go_on:

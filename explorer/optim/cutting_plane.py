@@ -52,6 +52,8 @@ class OuterStep:
     upper: float
     next_block: np.ndarray     # the worst-case block for the new signal (next iteration's)
     stop_reason: str | None
+    runners_up: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    runner_scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass
@@ -67,7 +69,7 @@ class CuttingPlaneResult:
 def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
                   on_step: Callable[[OuterStep], bool],
                   initial_blocks: Sequence[np.ndarray] = (),
-                  gap_tol: float | None = None) -> CuttingPlaneResult:
+                  gap_tol: float | None = None, context: int = 0) -> CuttingPlaneResult:
     """Run Algorithm 1 until the block repeats, the objective stalls, the gap closes or T_max.
 
     Parameters
@@ -88,7 +90,15 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
         Blocks to start from (warm start); solved once before the first generated block.
     gap_tol : float, optional
         Also stop when ``upper − lower ≤ gap_tol·|upper|``.
+    context : int
+        Also report this many runners-up of each worst-case analysis (teaching views show
+        what nearly entered); the block itself is unchanged.
     """
+
+    def worst_case(signal):
+        ids, scores = space.top(signal, B + context)
+        return ids[:B], scores[:B], ids[B:], scores[B:]
+
     blocks: list[np.ndarray] = []
     seen: set[tuple[int, ...]] = set()
     solution = master.initial()
@@ -102,7 +112,7 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
     if blocks:
         solution = master.solve()
         upper = min(upper, solution.objective)
-    ids, scores = space.top(solution.signal, B)
+    ids, scores, runners, runner_scores = worst_case(solution.signal)
     lower = _max(lower, master.lower_bound(solution, scores))
     previous = solution.objective
     reason = "max_outer"
@@ -118,7 +128,7 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
         seen.add(key)
         solution = master.solve()
         upper = min(upper, solution.objective)
-        next_ids, next_scores = space.top(solution.signal, B)
+        next_ids, next_scores, next_runners, next_runner_scores = worst_case(solution.signal)
         lower = _max(lower, master.lower_bound(solution, next_scores))
         stop = None
         change = abs(previous - solution.objective) / max(abs(solution.objective), 1e-12)
@@ -129,9 +139,11 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
             stop = "converged: duality gap closed"
         elif T == max_outer:
             stop = "max_outer reached"
-        keep_going = on_step(OuterStep(T, ids, scores, solution, lower, upper, next_ids, stop))
+        keep_going = on_step(OuterStep(T, ids, scores, solution, lower, upper, next_ids, stop,
+                                       runners, runner_scores))
         previous = solution.objective
         ids, scores = next_ids, next_scores
+        runners, runner_scores = next_runners, next_runner_scores
         if stop is not None:
             reason = stop
             break

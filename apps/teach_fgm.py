@@ -1,0 +1,19 @@
+"""`panel serve apps/teach_fgm.py` → /teach_fgm: FGM step by step (teaching mode)."""
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+if not hasattr(sys.modules.get("explorer"), "__path__"):
+    sys.modules.pop("explorer", None)
+
+import panel as pn  # noqa: E402
+
+from explorer.ui.teaching import FGMTeachingPage  # noqa: E402
+
+pn.extension(sizing_mode="stretch_width")
+
+page = FGMTeachingPage()
+pn.template.FastListTemplate(title=page.title, main=[page],
+                             header_background="#1f4e79").servable(title=page.title)

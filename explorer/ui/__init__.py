@@ -1,0 +1,13 @@
+"""The Panel dashboard. Importing this module imports Panel; the numerics never do.
+
+``ExplorerApp`` is the whole explorer; ``ConvergenceView``, ``SparsityView``, ``AccuracyView``
+and ``SelectedTable`` are usable on their own (e.g. ``ConvergenceView(estimator=fitted)`` in a
+notebook). ``ExplorerState`` holds all logic without Panel.
+"""
+
+from ._state import ExplorerState
+from .app import ExplorerApp
+from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
+
+__all__ = ["AccuracyView", "ConvergenceView", "ExplorerApp", "ExplorerState", "SelectedTable",
+           "SparsityView"]

@@ -1,0 +1,584 @@
+"""The explorer's state and logic as a ``param.Parameterized`` object — no Panel import.
+
+Everything a user can do (pick data, upload a file, pick a method, move a knob, run, stop,
+step, sweep, export, open a URL) is a method or a parameter here, so it is tested by setting
+parameters and asserting on results, without a browser. The Panel layer only mirrors it.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import numpy as np
+import pandas as pd
+import param
+from sklearn.base import clone
+
+from .. import metrics as M
+from .._params import ParamSpec
+from ..data import DataError, Dataset, catalogue, entry, load
+from ..experiments import check_compatible
+from ..methods import REGISTRY, get_method
+from ._worker import FitRequest, FitWorker, SweepWorker
+
+SESSION_VERSION = 1
+UPLOAD = "upload"
+BIG_DATA = 20_000_000  # n × m above which live refits start switched off
+
+
+@dataclass
+class Update:
+    """What changed since the last :meth:`ExplorerState.poll` (for the views)."""
+
+    records: list = field(default_factory=list)
+    reset: bool = False
+    finished: bool = False
+    sweep_rows: list = field(default_factory=list)
+    sweep_reset: bool = False
+
+
+def _jsonable(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class ExplorerState(param.Parameterized):
+    """Data, method, parameters, the running fit and the sweep of one explorer session."""
+
+    dataset = param.String(default="digits-3v8", doc="catalogue name, or 'upload'")
+    method = param.Selector(default="fgm", objects=sorted(REGISTRY), doc="registered method")
+    live = param.Boolean(default=True, doc="refit as soon as a parameter moves")
+    metric = param.Selector(default="accuracy", objects=list(M.METRICS), doc="sweep measure")
+    baselines = param.ListSelector(default=["l1-svm"], objects=sorted(REGISTRY),
+                                   doc="methods swept next to the current one")
+    status = param.String(default="Selected: 0 features", doc="the status line")
+    message = param.String(default="", doc="the last notice for the user")
+    message_level = param.Selector(default="info", objects=["info", "warning", "error"])
+    running = param.Boolean(default=False)
+    paused = param.Boolean(default=False)
+    explanation = param.String(default="", doc="teaching text for the last iteration")
+    sweep_status = param.String(default="")
+    sweep_progress = param.Integer(default=0, bounds=(0, 100))
+    data_version = param.Integer(default=0, doc="bumps when the data or method changes")
+    n_records = param.Integer(default=0)
+
+    def __init__(self, *, dataset: Dataset | str | None = None, estimator=None,
+                 start_worker: bool = True, **params):
+        super().__init__(**params)
+        self.dataset_params: dict[str, Any] = {}
+        self.method_params: dict[str, Any] = {}
+        self.label_column: str | None = None
+        self.upload_bytes: bytes | None = None
+        self.upload_name: str | None = None
+        self.data: Dataset | None = None
+        self.records: list = []
+        self.estimator = None
+        self.sweep_frame = pd.DataFrame()
+        self._events: queue.Queue = queue.Queue()
+        self._worker = FitWorker(self._events) if start_worker else None
+        self._sweeper = SweepWorker(self._events)
+        self._token = 0
+        self._sweep_token = 0
+        self._sweep_total = 0
+        self._fit_started = 0.0
+        self._pending_reset = False
+        self._pending_sweep_reset = False
+        if isinstance(dataset, Dataset):
+            self._use_dataset(dataset, name=dataset.name or "dataset")
+        elif dataset is not None:
+            self.dataset = dataset
+            self.load()
+        if estimator is not None:
+            self.show_estimator(estimator)
+
+    # ================================================================= data
+    def dataset_specs(self) -> tuple[ParamSpec, ...]:
+        """Knobs of the current catalogue entry (sizes, seed, noise); none for files."""
+        if self.dataset == UPLOAD or self.dataset not in catalogue():
+            return ()
+        return entry(self.dataset).params
+
+    def load(self) -> bool:
+        """(Re)build the current dataset; on a data problem keep the previous one."""
+        try:
+            if self.dataset == UPLOAD:
+                if self.upload_bytes is None:
+                    raise DataError("no file uploaded yet")
+                ds = load(self.upload_bytes, name=self.upload_name, label=self.label_column)
+                ds.name = self.upload_name
+            else:
+                ds = load(self.dataset, **self.dataset_params)
+        except (DataError, ValueError) as exc:
+            self.notify(str(exc), "error")
+            return False
+        self._use_dataset(ds, name=ds.name or self.dataset)
+        return True
+
+    def upload(self, content: bytes, filename: str, label: str | None = None) -> bool:
+        """Use an uploaded file; on a problem the message names it and the old data stays."""
+        try:
+            ds = load(content, name=filename, label=label or None)
+        except DataError as exc:
+            self.notify(str(exc), "error")
+            return False
+        self.upload_bytes, self.upload_name, self.label_column = content, filename, label
+        ds.name = filename
+        with param.parameterized.discard_events(self):
+            self.dataset = UPLOAD
+        self._use_dataset(ds, name=filename)
+        return True
+
+    def table_columns(self) -> list[str]:
+        """Column names of the uploaded table (to choose the label column)."""
+        if self.upload_bytes is None or self.upload_name is None:
+            return []
+        name = self.upload_name.lower()
+        try:
+            if name.endswith((".csv", ".tsv", ".tab")):
+                from io import StringIO
+
+                sep = "\t" if name.endswith((".tsv", ".tab")) else None
+                head = self.upload_bytes[:65536].decode("utf-8", errors="replace")
+                return list(pd.read_csv(StringIO(head), sep=sep, engine="python",
+                                        nrows=2).columns.astype(str))
+            if name.endswith((".parquet", ".pq")):
+                import io
+
+                import pyarrow.parquet as pq
+
+                return list(pq.read_schema(io.BytesIO(self.upload_bytes)).names)
+        except Exception:  # a bad file reports itself when loaded
+            return []
+        return []
+
+    def _use_dataset(self, ds: Dataset, name: str) -> None:
+        self.cancel_all()
+        self.data = ds.split(test_size=0.3, seed=0)
+        size = self.data.n_samples * self.data.n_features
+        if size > BIG_DATA and self.live:
+            self.live = False
+            self.notify(f"Loaded {name}: {self.data.summary()}. Large data: live refits are "
+                        "off — press Run.", "info")
+        else:
+            self.notify(f"Loaded {name}: {self.data.summary()}", "info")
+        self._reset_results()
+        self.data_version += 1
+
+    # ================================================================= method
+    @property
+    def method_class(self):
+        return get_method(self.method)
+
+    def method_specs(self) -> tuple[ParamSpec, ...]:
+        return self.method_class.param_specs
+
+    def current_params(self) -> dict[str, Any]:
+        """Declared parameters with the user's values over the defaults."""
+        specs = {s.name: s.default for s in self.method_specs()}
+        specs.update({k: v for k, v in self.method_params.items() if k in specs})
+        return specs
+
+    def set_param(self, name: str, value, *, refit: bool | None = None) -> bool:
+        """Validate and set one method parameter; refits when live (or ``refit=True``)."""
+        specs = {s.name: s for s in self.method_specs()}
+        if name not in specs:
+            self.notify(f"{self.method} has no parameter {name!r}", "error")
+            return False
+        try:
+            value = specs[name].validate(value, owner=self.method)
+        except ValueError as exc:
+            self.notify(str(exc), "error")
+            return False
+        self.method_params[name] = value
+        if refit or (refit is None and self.live and specs[name].live):
+            self.fit()
+        return True
+
+    def set_dataset_param(self, name: str, value) -> bool:
+        specs = {s.name: s for s in self.dataset_specs()}
+        if name not in specs:
+            self.notify(f"dataset {self.dataset!r} has no parameter {name!r}", "error")
+            return False
+        try:
+            value = specs[name].validate(value, owner=self.dataset)
+        except ValueError as exc:
+            self.notify(str(exc), "error")
+            return False
+        previous = dict(self.dataset_params)
+        self.dataset_params[name] = value
+        if not self.load():
+            self.dataset_params = previous
+            return False
+        return True
+
+    @param.depends("method", watch=True)
+    def _on_method(self):
+        self.cancel_all()
+        self.method_params = {}
+        self._reset_results()
+        self.data_version += 1
+        if self.data is not None:
+            self._explain_compatibility()
+
+    @param.depends("dataset", watch=True)
+    def _on_dataset(self):
+        if self.dataset != UPLOAD:
+            self.dataset_params = {}
+            self.load()
+
+    def _explain_compatibility(self) -> bool:
+        try:
+            check_compatible(self.method, self.data)
+        except DataError as exc:
+            self.notify(str(exc), "error")
+            return False
+        return True
+
+    # ================================================================= fitting
+    def _fit_kwargs(self) -> dict:
+        cls = self.method_class
+        kwargs = {}
+        accepted = set(getattr(cls, "_fit_params", ()))
+        if "groups" in accepted and self.data.groups is not None:
+            kwargs["groups"] = self.data.groups
+        if "query" in accepted and self.data.query is not None \
+                and self.current_params().get("loss") == "ranking":
+            kwargs["query"] = self.data.query
+        if "X_unlabeled" in accepted and self.data.X_unlabeled is not None:
+            kwargs["X_unlabeled"] = self.data.X_unlabeled
+        return kwargs
+
+    def _make_estimator(self):
+        cls = self.method_class
+        params = self.current_params()
+        last = self.estimator
+        if cls.supports_warm_start and last is not None and type(last) is cls \
+                and getattr(last, "_fitted_version", None) == self.data_version \
+                and hasattr(last, "_warm"):
+            warm = clone(last).set_params(**{**params, "warm_start": True})
+            warm._warm = last._warm
+            return warm
+        return cls(**params)
+
+    def fit(self, *, stepping: bool = False) -> bool:
+        """Start a fit of the current method on the training part (cancels the one running)."""
+        if self.data is None:
+            self.notify("no data loaded", "error")
+            return False
+        if not self._explain_compatibility():
+            return False
+        self._token += 1
+        estimator = self._make_estimator()
+        version = self.data_version
+
+        def make():
+            estimator._fitted_version = version
+            return estimator
+
+        self._pending_reset = True
+        self.records = []
+        self.running = True
+        self.paused = False
+        self._fit_started = time.perf_counter()
+        request = FitRequest(self._token, make, self.data.X, self.data.y, self._fit_kwargs(),
+                             stepping=stepping)
+        if self._worker is None:
+            raise RuntimeError("this state was created without a worker")
+        self._worker.submit(request)
+        self.status = "Selected: – features · running…"
+        return True
+
+    def run(self) -> bool:
+        """Run: resume a paused fit, else start a new one."""
+        if self._worker is not None and self._worker.resume():
+            self.paused = False
+            return True
+        return self.fit()
+
+    def step(self) -> bool:
+        """Teaching mode: run exactly one more outer iteration, then pause."""
+        if self._worker is not None and self._worker.paused:
+            return self._worker.step()
+        return self.fit(stepping=True)
+
+    def stop(self) -> None:
+        """Cancel the fit in flight; the model of its last iteration stays."""
+        if self._worker is not None:
+            self._worker.stop()
+
+    def cancel_all(self) -> None:
+        self._token += 1
+        if self._worker is not None:
+            self._worker.stop()
+        self._sweeper.cancel()
+        self.running = False
+        self.paused = False
+
+    def wait(self, timeout: float = 60.0) -> Update:
+        """Block until the fit (and sweep) finish, then apply their events (no UI needed)."""
+        deadline = time.perf_counter() + timeout
+        if self._worker is not None:
+            self._worker.wait(timeout)
+        self._sweeper.wait(max(0.0, deadline - time.perf_counter()))
+        return self.poll()
+
+    def close(self) -> None:
+        """Stop the session's threads (called when a browser tab closes)."""
+        self.cancel_all()
+        if self._worker is not None:
+            self._worker.close()
+
+    # ================================================================= events
+    def poll(self) -> Update:
+        """Apply the worker's events on the caller's thread; return what the views need."""
+        update = Update(reset=self._pending_reset, sweep_reset=self._pending_sweep_reset)
+        self._pending_reset = self._pending_sweep_reset = False
+        while True:
+            try:
+                event = self._events.get_nowait()
+            except queue.Empty:
+                break
+            if event.kind in ("row", "sweep-done", "sweep-error"):
+                if event.token != self._sweep_token:
+                    continue
+                self._sweep_event(event, update)
+                continue
+            if event.token != self._token:
+                continue
+            if event.kind == "record":
+                record = event.payload
+                if record.iteration == 0 and self.records:
+                    self.records = []  # the method restarted its run
+                    update.reset = True
+                    update.records = []
+                self.records.append(record)
+                update.records.append(record)
+            elif event.kind == "paused":
+                self.paused = True
+                self._explain(event.payload)
+            elif event.kind in ("done", "stopped"):
+                self.estimator = event.payload
+                self.running = False
+                self.paused = False
+                update.finished = True
+                if event.kind == "stopped":
+                    self.notify("Stopped: the model of the last finished iteration is kept.",
+                                "info")
+            elif event.kind == "error":
+                exc, _trace = event.payload
+                self.running = False
+                self.paused = False
+                self.notify(f"{type(exc).__name__}: {exc}", "error")
+        if update.records:
+            self.n_records = len(self.records)
+            last = update.records[-1]
+            self._set_status(last)
+            if self.paused or not self.running:
+                self._explain(last)
+        elif update.finished and self.records:
+            self._set_status(self.records[-1])
+        return update
+
+    def _set_status(self, record) -> None:
+        state = "paused" if self.paused else ("running…" if self.running else "done")
+        self.status = (f"Selected: {record.n_selected} features · objective "
+                       f"{record.objective:.5g} · iteration {record.iteration + 1} · "
+                       f"{record.elapsed:.2f} s · {state}")
+
+    def _explain(self, record) -> None:
+        explain = getattr(self.method_class, "explain", None)
+        if explain is not None:
+            self.explanation = explain(record)
+        else:
+            self.explanation = (f"Iteration {record.iteration + 1}: objective "
+                                f"{record.objective:.5g}, {record.n_selected} features.")
+
+    def notify(self, text: str, level: str = "info") -> None:
+        self.message_level = level
+        self.message = text
+
+    # ================================================================= sweeps
+    def sweep_methods(self) -> list[str]:
+        names = [self.method] + [b for b in self.baselines if b != self.method]
+        compatible = []
+        for name in names:
+            try:
+                check_compatible(name, self.data)
+                compatible.append(name)
+            except DataError:
+                continue
+        return compatible
+
+    def sweep(self, n_points: int = 8) -> bool:
+        """Start the background accuracy-versus-#features sweep of the method and baselines."""
+        if self.data is None:
+            return False
+        from ..experiments import sweep as run_sweep
+
+        self._sweep_token += 1
+        self.sweep_frame = pd.DataFrame()
+        self._pending_sweep_reset = True
+        task = self.data.task if self.data.task != "ranking" else "regression"
+        measures = M.metrics_for(task)
+        methods = self.sweep_methods()
+        self._sweep_total = n_points * len(methods)
+        data = self.data
+        jobs = []
+        for name in methods:
+            params = dict(self.current_params()) if name == self.method else {}
+            params.pop(get_method(name).sparsity_param, None)
+            params.pop("warm_start", None)
+
+            def job(on_row, name=name, params=params):
+                run_sweep(name, data, n_points=n_points, metrics=measures,
+                          callback=on_row, **params)
+
+            jobs.append(job)
+        self.sweep_status = f"sweeping {', '.join(methods)}: 0/{self._sweep_total} points"
+        self.sweep_progress = 0
+        self._sweeper.start(self._sweep_token, jobs)
+        return True
+
+    def _sweep_event(self, event, update: Update) -> None:
+        if event.kind == "row":
+            row = event.payload
+            update.sweep_rows.append(row)
+            self.sweep_frame = pd.concat([self.sweep_frame, pd.DataFrame([row])],
+                                         ignore_index=True)
+            done = len(self.sweep_frame)
+            self.sweep_progress = int(100 * done / max(1, self._sweep_total))
+            self.sweep_status = f"sweep: {done}/{self._sweep_total} points"
+        elif event.kind == "sweep-done":
+            self.sweep_progress = 100
+            self.sweep_status = f"sweep finished: {len(self.sweep_frame)} points"
+        else:
+            exc, _ = event.payload
+            self.sweep_status = f"sweep failed: {exc}"
+            self.notify(f"sweep failed: {exc}", "error")
+
+    # ================================================================= results
+    def _reset_results(self) -> None:
+        self.records = []
+        self.estimator = None
+        self.sweep_frame = pd.DataFrame()
+        self.explanation = ""
+        self.n_records = 0
+        self.status = "Selected: 0 features"
+        self._pending_reset = True
+        self._pending_sweep_reset = True
+
+    def show_estimator(self, estimator) -> None:
+        """Display an already fitted estimator (Jupyter: ``ExplorerApp(estimator=est)``)."""
+        name = getattr(estimator, "registry_name", "")
+        if name in REGISTRY:
+            with param.parameterized.discard_events(self):
+                self.method = name
+            self.method_params = {s.name: getattr(estimator, s.name)
+                                  for s in self.method_specs()}
+        self.estimator = estimator
+        self.records = list(getattr(estimator, "history_", []))
+        self.n_records = len(self.records)
+        self._pending_reset = True
+        if self.records:
+            self._set_status(self.records[-1])
+            self.status = self.status.replace(" · running…", "")
+
+    def selected_frame(self) -> pd.DataFrame:
+        from ..viz import selected_table
+
+        if self.estimator is None:
+            return pd.DataFrame(columns=["feature", "name", "weight", "abs_weight"])
+        return selected_table(self.estimator, self.data)
+
+    def test_scores(self) -> dict[str, float]:
+        """Measures of the current model on the test part."""
+        if self.estimator is None or self.data is None or not self.data.has_test:
+            return {}
+        task = getattr(self.estimator, "_task", "classification")
+        return M.evaluate(self.estimator, self.data.X_test, self.data.y_test,
+                          M.metrics_for(task if task != "ranking" else "regression"))
+
+    # ================================================================= URL + sessions
+    def to_query(self) -> dict[str, str]:
+        """The URL query of this view: dataset, its knobs, method and non-default params."""
+        query: dict[str, str] = {"dataset": self.dataset if self.dataset != UPLOAD
+                                 else (self.upload_name or UPLOAD)}
+        for k, v in self.dataset_params.items():
+            query[f"data.{k}"] = str(v)
+        query["method"] = self.method
+        defaults = {s.name: s.default for s in self.method_specs()}
+        for k, v in self.method_params.items():
+            if k in defaults and v != defaults[k]:
+                query[k] = str(v)
+        return query
+
+    def query_string(self) -> str:
+        return "?" + urlencode(self.to_query())
+
+    def from_query(self, query: dict[str, Any], *, fit: bool = True) -> list[str]:
+        """Apply a URL query (values may be strings or one-element lists); returns problems."""
+        flat = {k: (v[0] if isinstance(v, (list, tuple)) else v) for k, v in query.items()}
+        flat = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in flat.items()}
+        problems = []
+        method = flat.pop("method", None)
+        dataset = flat.pop("dataset", None)
+        data_params = {k[5:]: flat.pop(k) for k in list(flat) if k.startswith("data.")}
+        with param.parameterized.discard_events(self):
+            if method is not None:
+                if method in REGISTRY:
+                    self.method = method
+                else:
+                    problems.append(f"unknown method {method!r}")
+            if dataset is not None:
+                if dataset in catalogue():
+                    self.dataset = dataset
+                else:
+                    problems.append(f"unknown dataset {dataset!r}")
+        self.method_params = {}
+        specs = {s.name: s for s in self.dataset_specs()}
+        self.dataset_params = {}
+        for k, text in data_params.items():
+            if k not in specs:
+                problems.append(f"dataset {self.dataset!r} has no parameter {k!r}")
+                continue
+            try:
+                self.dataset_params[k] = specs[k].parse(text)
+            except ValueError as exc:
+                problems.append(str(exc))
+        method_specs = {s.name: s for s in self.method_specs()}
+        for k, text in flat.items():
+            if k not in method_specs:
+                problems.append(f"{self.method} has no parameter {k!r}")
+                continue
+            try:
+                self.method_params[k] = method_specs[k].parse(text)
+            except ValueError as exc:
+                problems.append(f"{k}: {exc}")
+        self.load()
+        if problems:
+            self.notify("Ignored in the URL: " + "; ".join(problems), "warning")
+        if fit and self.live:
+            self.fit()
+        return problems
+
+    def export_session(self) -> dict:
+        """Dataset, method and parameters as JSON-ready data (``explorer run`` reads it)."""
+        return {
+            "explorer_session": SESSION_VERSION,
+            "dataset": self.dataset if self.dataset != UPLOAD else self.upload_name,
+            "dataset_params": {k: _jsonable(v) for k, v in self.dataset_params.items()},
+            "label": self.label_column,
+            "method": self.method,
+            "params": {k: _jsonable(v) for k, v in self.current_params().items()},
+            "metric": self.metric,
+            "baselines": list(self.baselines),
+        }
+
+    def export_json(self) -> str:
+        return json.dumps(self.export_session(), indent=2)

@@ -1,0 +1,203 @@
+"""Background work for one session: one fit thread and one sweep thread, no Panel.
+
+The fit worker runs one request at a time; a new request cancels the one in flight (its
+callback returns ``False`` at the next iteration, leaving a usable model). In step mode the
+callback pauses after each iteration until :meth:`FitWorker.step` releases the next one. The
+worker only produces plain data — records, estimators, frames — as events in a queue that the
+UI drains on its own thread.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class FitRequest:
+    """Everything a fit needs, captured on the UI thread."""
+
+    token: int
+    make: Callable[[], Any]          # returns the estimator to fit (fresh or warm)
+    X: Any
+    y: Any
+    fit_kwargs: dict = field(default_factory=dict)
+    stepping: bool = False
+
+
+@dataclass
+class Event:
+    kind: str   # "started", "record", "paused", "done", "stopped", "error", "row", "sweep-done"
+    token: int
+    payload: Any = None
+    time: float = field(default_factory=time.perf_counter)
+
+
+class FitWorker:
+    """A single long-lived thread that fits the latest request."""
+
+    def __init__(self, events: queue.Queue | None = None):
+        self.events = events if events is not None else queue.Queue()
+        self._lock = threading.Lock()
+        self._pending: FitRequest | None = None
+        self._current: FitRequest | None = None
+        self._wake = threading.Event()
+        self._step = threading.Event()
+        self._stop_current = threading.Event()
+        self._closed = False
+        self._idle = threading.Event()
+        self._idle.set()
+        self.stepping = False
+        self.paused = False
+        self._thread = threading.Thread(target=self._loop, name="explorer-fit", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ control
+    def submit(self, request: FitRequest) -> None:
+        """Run ``request`` next, cancelling the fit in flight."""
+        with self._lock:
+            self._pending = request
+            self.stepping = request.stepping
+            self._idle.clear()
+        self._stop_current.set()
+        self._step.set()  # release a paused fit so it can see the cancellation
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Cancel the fit in flight (it stops cleanly at its next iteration)."""
+        with self._lock:
+            self._pending = None
+        self._stop_current.set()
+        self._step.set()
+
+    def step(self) -> bool:
+        """Release one more iteration of a paused fit; False if nothing is paused."""
+        if self.paused:
+            self.stepping = True
+            self._step.set()
+            return True
+        return False
+
+    def resume(self) -> bool:
+        """Let a paused fit run to the end."""
+        if self.paused:
+            self.stepping = False
+            self._step.set()
+            return True
+        return False
+
+    def close(self) -> None:
+        self._closed = True
+        self.stop()
+        self._wake.set()
+
+    @property
+    def busy(self) -> bool:
+        return not self._idle.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no fit is running or pending (tests, command line)."""
+        return self._idle.wait(timeout)
+
+    # ------------------------------------------------------------------ thread
+    def _loop(self) -> None:
+        while not self._closed:
+            self._wake.wait()
+            self._wake.clear()
+            while True:
+                with self._lock:
+                    request, self._pending = self._pending, None
+                    if request is None:
+                        self._idle.set()
+                        break
+                    self._current = request
+                    self._stop_current.clear()
+                    self._step.clear()
+                self._run(request)
+            if self._closed:
+                return
+
+    def _run(self, request: FitRequest) -> None:
+        token = request.token
+        self.events.put(Event("started", token))
+
+        def callback(record):
+            self.events.put(Event("record", token, record))
+            if self._stop_current.is_set():
+                return False
+            if self.stepping:
+                self.paused = True
+                self.events.put(Event("paused", token, record))
+                while not self._step.wait(0.05):
+                    if self._closed:
+                        return False
+                self._step.clear()
+                self.paused = False
+                if self._stop_current.is_set():
+                    return False
+            return True
+
+        try:
+            estimator = request.make()
+            estimator.fit(request.X, request.y, callback=callback, **request.fit_kwargs)
+        except Exception as exc:  # reported to the user, never raised into the UI loop
+            self.paused = False
+            self.events.put(Event("error", token, (exc, traceback.format_exc())))
+            return
+        self.paused = False
+        kind = "stopped" if getattr(estimator, "stopped_early_", False) else "done"
+        self.events.put(Event(kind, token, estimator))
+
+
+class SweepWorker:
+    """Runs accuracy-versus-#features sweeps in the background, streaming rows as events."""
+
+    def __init__(self, events: queue.Queue):
+        self.events = events
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.token = 0
+
+    def start(self, token: int, jobs: list[Callable[[Callable], Any]]) -> None:
+        """Run ``jobs`` in order; each receives a ``row`` callback and returns when done."""
+        self.cancel()
+        self.token = token
+        self._cancel = threading.Event()
+        cancel = self._cancel
+
+        def run():
+            try:
+                for job in jobs:
+                    if cancel.is_set():
+                        break
+
+                    def on_row(row, _cancel=cancel):
+                        if _cancel.is_set():
+                            return False
+                        self.events.put(Event("row", token, row))
+                        return True
+
+                    job(on_row)
+            except Exception as exc:
+                self.events.put(Event("sweep-error", token, (exc, traceback.format_exc())))
+                return
+            self.events.put(Event("sweep-done", token, cancel.is_set()))
+
+        self._thread = threading.Thread(target=run, name="explorer-sweep", daemon=True)
+        self._thread.start()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)

@@ -1,0 +1,380 @@
+"""The explorer dashboard: a ``pn.viewable.Viewer`` over :class:`ExplorerState`.
+
+The same object runs under ``panel serve apps/explorer.py`` (in a template, with the URL query
+synced both ways and the session's threads stopped when the tab closes) and inside a Jupyter
+cell (a plain layout): ``from explorer.ui import ExplorerApp; ExplorerApp()``.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from urllib.parse import parse_qs
+
+import panel as pn
+
+from ..data import catalogue
+from ..methods import REGISTRY
+from ..metrics import METRICS, metrics_for
+from . import _widgets as W
+from ._state import UPLOAD, ExplorerState
+from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
+
+POLL_MS = 80
+MAP_EVERY_S = 0.25
+
+
+def in_server() -> bool:
+    """True inside a ``panel serve`` session (``pn.state.served`` only answers for the
+    calling script's own frame, so library code asks the document instead)."""
+    doc = pn.state.curdoc
+    return doc is not None and getattr(doc, "session_context", None) is not None
+
+
+class ExplorerApp(pn.viewable.Viewer):
+    """Load data, pick a method, move its knobs and watch it work.
+
+    Parameters
+    ----------
+    dataset : Dataset or str, optional
+        A dataset object or a catalogue name to start with (default ``digits-3v8``).
+    estimator : fitted estimator, optional
+        Show this fitted estimator (its history, selection and weights) instead of fitting.
+    """
+
+    def __init__(self, dataset=None, estimator=None, **params):
+        super().__init__(**params)
+        self.state = ExplorerState(dataset=dataset if dataset is not None else "digits-3v8",
+                                   estimator=estimator)
+        self.convergence = ConvergenceView()
+        self.sparsity = SparsityView(dataset=self.state.data)
+        self.accuracy = AccuracyView(metric=self.state.metric)
+        self.selected = SelectedTable()
+        self._last_map = 0.0
+        self._map_dirty = False
+        self._callback = None
+        self._layout = None
+        self._building = False
+        self._sweep_after_fit = False
+        self._swept_version = -1
+        self.tabs = None
+        self._build_controls()
+        self.state.param.watch(self._on_version, "data_version")
+        self.state.param.watch(self._on_metric, "metric")
+        if estimator is not None:
+            self._refresh_all()
+
+    # ================================================================= controls
+    def _build_controls(self):
+        s = self.state
+        names = catalogue() + ([UPLOAD] if s.dataset == UPLOAD else [])
+        self.dataset_select = W.select("Dataset", names, s.dataset, "select-dataset")
+        self.dataset_select.param.watch(self._on_dataset_select, "value")
+        self.dataset_knobs = pn.Column(sizing_mode="stretch_width")
+        self.upload = W.file_input("upload-file")
+        self.upload.param.watch(self._on_upload, ["value", "filename"])
+        self._last_upload = None
+        self.label_select = W.select("Label column", [], None, "select-label", visible=False)
+        self.label_select.param.watch(self._on_label, "value")
+        self.method_select = W.select("Method", {f"{cls.display_name or n} ({n})": n
+                                                 for n, cls in sorted(REGISTRY.items())},
+                                      s.method, "select-method")
+        self.method_select.param.watch(self._on_method_select, "value")
+        self.method_knobs = pn.Column(sizing_mode="stretch_width")
+        self.live = W.checkbox("Live refit", s.live, "toggle-live")
+        self.live.link(s, value="live", bidirectional=True)
+        self.run_button = W.button("Run", "btn-run", "primary")
+        self.stop_button = W.button("Stop", "btn-stop", "danger")
+        self.step_button = W.button("Step", "btn-step", "default")
+        self.run_button.on_click(lambda e: s.run())
+        self.stop_button.on_click(lambda e: s.stop())
+        self.step_button.on_click(lambda e: s.step())
+        self.sweep_button = W.button("Sweep", "btn-sweep", "default")
+        self.sweep_button.on_click(lambda e: self._sweep_now())
+        self.metric_select = W.select("Measure", {METRICS[m].label: m for m in METRICS},
+                                      s.metric, "select-metric")
+        self.metric_select.link(s, value="metric", bidirectional=True)
+        self.baseline_select = W.multi_choice("Compare with", sorted(REGISTRY), s.baselines,
+                                              "select-baselines")
+        self.baseline_select.link(s, value="baselines", bidirectional=True)
+        self.export = W.download("Export session", "session.json", self._export, "btn-export")
+        self.status = pn.pane.Markdown(self._status_text, css_classes=["status-line"],
+                                       sizing_mode="stretch_width")
+        self.message = pn.pane.Alert(s.message or " ", alert_type="info",
+                                     css_classes=["message"], sizing_mode="stretch_width")
+        self.explanation = pn.pane.Markdown("", css_classes=["explanation"],
+                                            sizing_mode="stretch_width")
+        self.progress = W.progress("sweep-progress")
+        self.sweep_status = pn.pane.Markdown("", css_classes=["sweep-status"])
+        self.summary = pn.pane.Markdown("", css_classes=["data-summary"])
+        s.param.watch(self._on_message, ["message", "message_level"])
+        s.param.watch(self._on_status, ["status", "explanation", "sweep_status",
+                                        "sweep_progress", "running", "paused"])
+        self._rebuild_dataset_knobs()
+        self._rebuild_method_knobs()
+        self._on_message()
+        self._update_summary()
+
+    @property
+    def _status_text(self) -> str:
+        return f"**{self.state.status}**"
+
+    def _rebuild_dataset_knobs(self):
+        s = self.state
+        values = {**{p.name: p.default for p in s.dataset_specs()}, **s.dataset_params}
+        self.dataset_knobs.objects = W.widgets_for(s.dataset_specs(), values,
+                                                   self._on_dataset_knob)
+
+    def _rebuild_method_knobs(self):
+        s = self.state
+        self.method_knobs.objects = W.widgets_for(s.method_specs(), s.current_params(),
+                                                  self._on_method_knob)
+
+    # ================================================================= reactions
+    def _on_dataset_select(self, event):
+        if self._building or event.new == UPLOAD:
+            return
+        self.state.dataset = event.new
+        self._rebuild_dataset_knobs()
+        self._sync_url()
+        self._maybe_fit()
+        self._sweep_after_fit = self.state.live and self._accuracy_visible()
+
+    def _on_dataset_knob(self, name, value):
+        if self.state.set_dataset_param(name, value):
+            self._sync_url()
+            self._maybe_fit()
+
+    def _on_method_select(self, event):
+        if self._building:
+            return
+        self.state.method = event.new
+        self._rebuild_method_knobs()
+        self._sync_url()
+        self._maybe_fit()
+        self._sweep_after_fit = self.state.live and self._accuracy_visible()
+
+    def _on_method_knob(self, name, value):
+        if self.state.set_param(name, value):
+            self._sync_url()
+
+    def _on_upload(self, *_):
+        content, name = self.upload.value, self.upload.filename
+        if not content or not name:
+            return  # value and filename arrive as two events; act once both are here
+        key = (name, len(content), hash(content[:4096]))
+        if key == self._last_upload:
+            return
+        self._last_upload = key
+        if self.state.upload(content, name):
+            self._after_upload()
+
+    def _after_upload(self):
+        s = self.state
+        self._building = True
+        try:
+            if UPLOAD not in self.dataset_select.options:
+                self.dataset_select.options = catalogue() + [UPLOAD]
+            self.dataset_select.value = UPLOAD
+            columns = s.table_columns()
+            self.label_select.options = columns
+            self.label_select.visible = bool(columns)
+            if columns:
+                self.label_select.value = s.label_column or columns[-1]
+        finally:
+            self._building = False
+        self._rebuild_dataset_knobs()
+        self._maybe_fit()
+
+    def _on_label(self, event):
+        if self._building or not event.new or self.state.upload_bytes is None:
+            return
+        if self.state.upload(self.state.upload_bytes, self.state.upload_name, event.new):
+            self._maybe_fit()
+
+    def _maybe_fit(self):
+        if self.state.live and self.state.data is not None:
+            self.state.fit()
+
+    def _on_version(self, *_):
+        self.convergence.show_bounds(self.state.method_class.has_bounds)
+        self.sparsity.dataset = self.state.data
+        self.sparsity.show([], self.state.data)
+        self.convergence.reset()
+        self.accuracy.show(self.state.sweep_frame)
+        self.selected.show(self.state.selected_frame())
+        self._update_summary()
+        self._refresh_metric_options()
+
+    def _on_metric(self, *_):
+        self.accuracy.show(self.state.sweep_frame, self.state.metric)
+
+    def _refresh_metric_options(self):
+        data = self.state.data
+        if data is None:
+            return
+        task = data.task if data.task != "ranking" else "regression"
+        allowed = metrics_for(task)
+        self.metric_select.options = {METRICS[m].label: m for m in allowed}
+        if self.state.metric not in allowed:
+            self.state.metric = allowed[0]
+
+    def _on_message(self, *_):
+        s = self.state
+        self.message.object = s.message or " "
+        self.message.alert_type = {"info": "info", "warning": "warning",
+                                   "error": "danger"}[s.message_level]
+
+    def _on_status(self, *_):
+        s = self.state
+        self.status.object = self._status_text
+        self.explanation.object = s.explanation
+        self.sweep_status.object = s.sweep_status
+        self.progress.value = s.sweep_progress
+        self.stop_button.disabled = not s.running
+        self.run_button.label = "Resume" if s.paused else "Run"
+
+    def _update_summary(self):
+        d = self.state.data
+        self.summary.object = "" if d is None else \
+            f"`{d.name}` · {d.summary()}" + (f"  \n{d.description}" if d.description else "")
+
+    def _sweep_now(self):
+        self._swept_version = self.state.data_version
+        self.state.sweep()
+        if self.tabs is not None:
+            self.tabs.active = 1
+
+    def _export(self):
+        return io.StringIO(self.state.export_json())
+
+    # ================================================================= polling
+    def _tick(self):
+        update = self.state.poll()
+        if update.reset:
+            self.convergence.reset()
+            self._map_dirty = True
+        if update.records:
+            self.convergence.push(update.records)
+            self._map_dirty = True
+        now = time.perf_counter()
+        if self._map_dirty and (now - self._last_map > MAP_EVERY_S or update.finished):
+            self.sparsity.show(self.state.records, self.state.data)
+            self._last_map = now
+            self._map_dirty = False
+        if update.finished:
+            self.selected.show(self.state.selected_frame())
+            if self._sweep_after_fit:
+                self._sweep_after_fit = False
+                self._maybe_sweep()
+        if update.sweep_reset or update.sweep_rows:
+            self.accuracy.show(self.state.sweep_frame, self.state.metric)
+
+    def _accuracy_visible(self) -> bool:
+        return self.tabs is not None and self.tabs.active == 1
+
+    def _maybe_sweep(self, force: bool = False):
+        """Sweep in the background once per data/method version, when its tab is shown (the
+        sweep competes with live fits for the CPU, so it waits until someone looks)."""
+        if (force or self._accuracy_visible()) and \
+                self._swept_version != self.state.data_version:
+            self._swept_version = self.state.data_version
+            self.state.sweep()
+
+    def _on_tab(self, event):
+        if event.new == 1 and not self.state.running:
+            self._maybe_sweep()
+        elif event.new == 1:
+            self._sweep_after_fit = True
+
+    def _refresh_all(self):
+        self.convergence.reset()
+        self.convergence.push(self.state.records)
+        self.sparsity.show(self.state.records, self.state.data)
+        self.selected.show(self.state.selected_frame())
+        self.accuracy.show(self.state.sweep_frame, self.state.metric)
+
+    def _start_polling(self):
+        if self._callback is None:
+            self._callback = pn.state.add_periodic_callback(self._tick, period=POLL_MS)
+
+    # ================================================================= URL
+    def _sync_url(self):
+        if pn.state.location is not None and pn.state.curdoc is not None:
+            try:
+                pn.state.location.search = self.state.query_string()
+            except Exception:  # no browser attached (tests building the layout)
+                pass
+
+    def _apply_url(self):
+        location = pn.state.location
+        query = {}
+        if location is not None and location.search:
+            query = parse_qs(location.search.lstrip("?"))
+        elif pn.state.session_args:
+            query = {k: [v.decode() if isinstance(v, bytes) else v for v in vals]
+                     for k, vals in pn.state.session_args.items()}
+        if query:
+            self.state.from_query(query, fit=False)
+            self._building = True
+            try:
+                self.dataset_select.value = self.state.dataset
+                self.method_select.value = self.state.method
+            finally:
+                self._building = False
+            self._rebuild_dataset_knobs()
+            self._rebuild_method_knobs()
+        self._on_version()
+        if self.state.live:
+            self.state.fit()
+
+    # ================================================================= layout
+    def controls(self):
+        return pn.Column(
+            "### Data", self.dataset_select, self.dataset_knobs,
+            pn.pane.Markdown("Upload a CSV, LIBSVM, .npz or Parquet file:"),
+            self.upload, self.label_select,
+            "### Method", self.method_select, self.method_knobs, self.live,
+            pn.Row(self.run_button, self.stop_button, self.step_button),
+            "### Compare", self.metric_select, self.baseline_select, self.sweep_button,
+            self.export, sizing_mode="stretch_width", css_classes=["controls"])
+
+    def main(self):
+        if self.tabs is None:
+            self.tabs = pn.Tabs(("Sparsity map", self.sparsity), ("Accuracy vs #features",
+                                pn.Column(self.accuracy, self.sweep_status, self.progress,
+                                          sizing_mode="stretch_width")),
+                                ("Selected features", self.selected), dynamic=False,
+                                sizing_mode="stretch_width", css_classes=["view-tabs"])
+            self.tabs.param.watch(self._on_tab, "active")
+        return pn.Column(self.message, self.status, self.summary, self.explanation,
+                         self.convergence, self.tabs, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        if self._layout is not None:
+            return self._layout
+        self._start_polling()
+        if in_server():
+            pn.state.on_session_destroyed(lambda ctx: self.state.close())
+            pn.state.onload(self._apply_url)
+        else:
+            self._on_version()
+            if self.state.estimator is None and self.state.live:
+                self.state.fit()
+        self._layout = pn.Row(pn.Column(self.controls(), width=330),
+                              self.main(), sizing_mode="stretch_width")
+        return self._layout
+
+    def servable_template(self, title: str = "Feature Selection Explorer"):
+        """The app in a template (``panel serve``), or the plain layout elsewhere."""
+        if in_server():
+            self._start_polling()
+            pn.state.on_session_destroyed(lambda ctx: self.state.close())
+            pn.state.onload(self._apply_url)
+            template = pn.template.FastListTemplate(
+                title=title, sidebar=[self.controls()], main=[self.main()],
+                sidebar_width=340, header_background="#1f4e79")
+            self._layout = template
+            return template
+        return self
+

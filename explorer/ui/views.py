@@ -1,0 +1,230 @@
+"""The explorer's views as ``pn.viewable.Viewer`` components, each usable on its own.
+
+* :class:`ConvergenceView` — objective per inner step with outer iterations marked, the
+  certified bounds where the method has them, and the selected-feature count (FSA: M_e).
+  Streamed through ``holoviews.streams.Buffer``: the plot follows new data until the user
+  zooms, and keeps the user's zoom after that (HoloViews flips ``following`` on zoom/reset).
+* :class:`SparsityView` — |w| on the image grid for pixel data, else the iteration × feature
+  map of entries and exits (groups as blocks, true features marked).
+* :class:`AccuracyView` — a measure versus #selected features for every swept method.
+* :class:`SelectedTable` — the selected features, sortable, with a CSV download.
+"""
+
+from __future__ import annotations
+
+import io
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import panel as pn
+from holoviews.streams import Buffer, Pipe
+
+from .. import viz
+from ..metrics import METRICS
+from . import _widgets as W
+
+
+def _ensure_backend() -> None:
+    """Load HoloViews' Bokeh backend (needed before any ``hv.opts``), without output."""
+    if "bokeh" not in hv.Store.renderers:
+        hv.renderer("bokeh")
+    if hv.Store.current_backend != "bokeh":
+        hv.Store.set_current_backend("bokeh")
+
+
+def _empty(columns):
+    return pd.DataFrame({c: np.array([], dtype=float) for c in columns})
+
+
+class ConvergenceView(pn.viewable.Viewer):
+    """Convergence curves of one fit, streamed record by record (or shown for a fitted
+    estimator: ``ConvergenceView(estimator=est)``)."""
+
+    def __init__(self, estimator=None, height: int = 300, show_bounds: bool = True, **params):
+        super().__init__(**params)
+        _ensure_backend()
+        self._conv = Buffer(_empty(viz.CONVERGENCE_COLUMNS), length=500_000, index=False)
+        self._bounds = Buffer(_empty(viz.BOUNDS_COLUMNS), length=100_000, index=False)
+        self._kept = Buffer(_empty(viz.KEPT_COLUMNS), length=200_000, index=False)
+        self._step = 0
+        objective = hv.DynamicMap(lambda data: viz.convergence_curve(data)
+                                  * viz.outer_marks(data), streams=[self._conv])
+        bounds = hv.DynamicMap(viz.bounds_curves, streams=[self._bounds])
+        self.objective_pane = pn.pane.HoloViews(
+            objective.opts(hv.opts.Overlay(
+                title="objective per inner step", responsive=True, height=height,
+                legend_position="top_right", show_grid=True)),
+            sizing_mode="stretch_width", css_classes=["view-convergence"])
+        self.bounds_pane = pn.pane.HoloViews(
+            bounds.opts(hv.opts.Overlay(
+                title="bounds on the optimum", responsive=True, height=height,
+                legend_position="bottom_right", show_grid=True)),
+            sizing_mode="stretch_width", css_classes=["view-bounds"])
+        # visibility is toggled on a wrapper: toggling it on the HoloViews pane itself trips
+        # Panel's stylesheet sync inside templates
+        self.bounds_box = pn.Column(self.bounds_pane, sizing_mode="stretch_width",
+                                    visible=show_bounds)
+        self.kept_pane = pn.pane.HoloViews(
+            hv.DynamicMap(viz.kept_curve, streams=[self._kept]).opts(hv.opts.Overlay(
+                title="selected features per iteration", responsive=True, height=height,
+                legend_position="top_right", show_grid=True)),
+            sizing_mode="stretch_width", css_classes=["view-kept"])
+        if estimator is not None:
+            self.bounds_box.visible = bool(getattr(estimator, "has_bounds", show_bounds))
+            self.push(getattr(estimator, "history_", []))
+
+    def show_bounds(self, visible: bool) -> None:
+        self.bounds_box.visible = visible
+
+    def reset(self) -> None:
+        for buf in (self._conv, self._bounds, self._kept):
+            buf.clear()
+        self._step = 0
+
+    def push(self, records) -> None:
+        """Append the rows of new records to the streams."""
+        if not records:
+            return
+        conv, bounds, kept = [], [], []
+        for record in records:
+            rows, self._step = viz.convergence_rows(record, self._step)
+            conv.append(rows)
+            b = viz.bounds_row(record, self._step - 1)
+            if not b.empty:
+                bounds.append(b)
+            kept.append(viz.kept_row(record))
+        self._conv.send(pd.concat(conv, ignore_index=True))
+        if bounds:
+            self._bounds.send(pd.concat(bounds, ignore_index=True))
+        self._kept.send(pd.concat(kept, ignore_index=True))
+
+    @property
+    def n_points(self) -> int:
+        return len(self._conv.data)
+
+    def __panel__(self):
+        return pn.Row(self.objective_pane, self.bounds_box, self.kept_pane,
+                      sizing_mode="stretch_width")
+
+
+class SparsityView(pn.viewable.Viewer):
+    """Which features are selected: image grid for pixels, else entries and exits."""
+
+    def __init__(self, estimator=None, dataset=None, height: int = 320, **params):
+        super().__init__(**params)
+        _ensure_backend()
+        self.dataset = dataset
+        self.height = height
+        self._kind = None
+        self.pane = pn.pane.HoloViews(sizing_mode="stretch_width", css_classes=["view-sparsity"])
+        self._rebuild()
+        if estimator is not None:
+            self.show(getattr(estimator, "history_", []), dataset)
+
+    @staticmethod
+    def _render(data):
+        records, ds = data["records"], data["dataset"]
+        if ds is None:
+            return viz.selection_map(np.zeros((0, 0)), np.zeros(0), title="no data")
+        truth = ds.truth
+        if not records:
+            if ds.image_shape is not None:
+                return viz.weight_image(np.zeros(ds.n_features), ds.image_shape, [], truth)
+            return viz.selection_map(np.zeros((0, 0)), np.zeros(0), title="no fit yet")
+        last = records[-1]
+        if SparsityView._kind_of(ds) == "image":
+            weights = np.zeros(ds.n_features)
+            w = last.info.get("weights") if last.info else None
+            weights[last.selected] = np.abs(w) if w is not None and len(w) == \
+                last.selected.size else 1.0
+            return viz.weight_image(weights, ds.image_shape, last.selected, truth,
+                                    title=f"|w| on the {ds.image_shape[0]}×"
+                                          f"{ds.image_shape[1]} grid, iteration "
+                                          f"{last.iteration + 1}")
+        order = None
+        edges = None
+        if ds.groups is not None and not isinstance(ds.groups, (list, tuple)):
+            order = np.asarray(ds.groups)
+        matrix, columns = viz.selection_matrix(records, ds.n_features, order=order)
+        if order is not None and columns.size:
+            g = order[columns]
+            edges = (np.flatnonzero(np.diff(g)) + 1).tolist()
+        return viz.selection_map(matrix, columns, truth, group_edges=edges,
+                                 title=f"entries and exits ({columns.size} features ever "
+                                       "selected)")
+
+    @staticmethod
+    def _kind_of(ds) -> str:
+        if ds is not None and ds.image_shape is not None and \
+                int(np.prod(ds.image_shape)) == ds.n_features:
+            return "image"
+        return "map"
+
+    def _rebuild(self) -> None:
+        """A fresh DynamicMap whenever the kind of picture changes (image ↔ map)."""
+        self._kind = self._kind_of(self.dataset)
+        self._pipe = Pipe(data={"records": [], "dataset": self.dataset})
+        self.pane.object = hv.DynamicMap(self._render, streams=[self._pipe]).opts(
+            hv.opts.Image(frame_height=self.height - 60),
+            hv.opts.Overlay(frame_height=self.height - 60))
+
+    def show(self, records, dataset=None) -> None:
+        if dataset is not None:
+            self.dataset = dataset
+        if self._kind_of(self.dataset) != self._kind:
+            self._rebuild()
+        self._pipe.send({"records": list(records), "dataset": self.dataset})
+
+    def __panel__(self):
+        return self.pane
+
+
+class AccuracyView(pn.viewable.Viewer):
+    """A measure versus #selected features, one curve per swept method."""
+
+    def __init__(self, frame: pd.DataFrame | None = None, metric: str = "accuracy",
+                 height: int = 320, **params):
+        super().__init__(**params)
+        _ensure_backend()
+        self.metric = metric
+        self._pipe = Pipe(data=(frame if frame is not None else pd.DataFrame(), metric))
+        self.pane = pn.pane.HoloViews(
+            hv.DynamicMap(lambda data: viz.accuracy_plot(
+                data[0], data[1], METRICS[data[1]].label if data[1] in METRICS else data[1]),
+                streams=[self._pipe]).opts(hv.opts.Overlay(
+                    responsive=True, height=height, title="test measure versus #features",
+                    show_grid=True)),
+            sizing_mode="stretch_width", css_classes=["view-accuracy"])
+
+    def show(self, frame: pd.DataFrame, metric: str | None = None) -> None:
+        self.metric = metric or self.metric
+        self._pipe.send((frame, self.metric))
+
+    def __panel__(self):
+        return self.pane
+
+
+class SelectedTable(pn.viewable.Viewer):
+    """Selected features (name, weight, group, true?) with a CSV download."""
+
+    def __init__(self, frame: pd.DataFrame | None = None, **params):
+        super().__init__(**params)
+        self.frame = frame if frame is not None else pd.DataFrame(
+            columns=["feature", "name", "weight", "abs_weight"])
+        self.table = W.table(self.frame, "view-selected")
+        self.download = W.download("Download CSV", "selected_features.csv", self._csv,
+                                   "download-selected")
+
+    def _csv(self):
+        buf = io.StringIO()
+        self.frame.to_csv(buf, index=False)
+        buf.seek(0)
+        return buf
+
+    def show(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.table.value = frame
+
+    def __panel__(self):
+        return pn.Column(self.table, self.download, sizing_mode="stretch_width")

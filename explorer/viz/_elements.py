@@ -1,0 +1,147 @@
+"""Pure functions from frames/arrays to HoloViews elements. No Panel, no numerics."""
+
+from __future__ import annotations
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf"]
+SELECTED_COLOR = "#d62728"
+TRUTH_COLOR = "#2ca02c"
+
+
+def convergence_curve(data: pd.DataFrame) -> hv.Curve:
+    """Objective per inner step (Fig. 1 of FGM: jumps where an outer iteration starts)."""
+    return hv.Curve(data, "step", "objective", label="objective").opts(
+        color=PALETTE[0], line_width=2, tools=["hover"], xlabel="inner step (total)",
+        ylabel="objective", logy=False)
+
+
+def outer_marks(data: pd.DataFrame) -> hv.Scatter:
+    """The first point of each outer iteration, marked."""
+    if data.empty:
+        firsts = data
+    else:
+        firsts = data.groupby("outer", as_index=False).first()
+    return hv.Scatter(firsts, "step", ["objective", "outer"], label="outer iteration").opts(
+        color=PALETTE[3], size=7, marker="triangle", tools=["hover"])
+
+
+def bounds_curves(data: pd.DataFrame) -> hv.Overlay:
+    """Certified lower and upper bounds on the optimum after each outer iteration (FGM's
+    Theorem 2; in objective units, so the upper bound decreases and the lower one rises)."""
+    lower = hv.Curve(data, "outer", "lower", label="lower bound").opts(
+        color=PALETTE[2], line_width=2, tools=["hover"])
+    upper = hv.Curve(data, "outer", "upper", label="upper bound").opts(
+        color=PALETTE[1], line_width=2, tools=["hover"])
+    marks = hv.Scatter(data, "outer", ["upper", "gap"]).opts(color=PALETTE[1], size=5)
+    return (lower * upper * marks).opts(xlabel="outer iteration", ylabel="bound")
+
+
+def kept_curve(data: pd.DataFrame) -> hv.Overlay:
+    """Selected features per iteration (FSA: the schedule's M_e too)."""
+    kept = hv.Curve(data, "iteration", "n_selected", label="selected").opts(
+        color=PALETTE[0], line_width=2, tools=["hover"], ylabel="#features",
+        xlabel="iteration")
+    target = hv.Curve(data, "iteration", "M_e", label="schedule M_e").opts(
+        color=PALETTE[3], line_dash="dotted")
+    return kept * target
+
+
+def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np.ndarray,
+                 truth: np.ndarray | None = None, title: str = "|w| on the image grid"):
+    """|w| drawn on the image grid with selected pixels (and true ones) marked.
+
+    Always Image * Points * Points (possibly empty), so a streaming view keeps its layers."""
+    h, w = image_shape
+    img = np.abs(np.asarray(weights, dtype=float)).reshape(h, w)
+    image = hv.Image(img[::-1], bounds=(0, 0, w, h), kdims=["column", "row"],
+                     vdims=["|w|"]).opts(cmap="Blues", colorbar=True, tools=["hover"],
+                                         title=title, data_aspect=1, xaxis=None, yaxis=None)
+    rows, cols = np.divmod(np.asarray(selected, dtype=int), w)
+    points = hv.Points((cols + 0.5, h - rows - 0.5), label="selected").opts(
+        color=SELECTED_COLOR, marker="square", size=6, fill_alpha=0, line_width=2)
+    tr, tc = np.divmod(np.asarray([] if truth is None else truth, dtype=int), w)
+    true = hv.Points((tc + 0.5, h - tr - 0.5), label="true").opts(
+        color=TRUTH_COLOR, marker="x", size=8)
+    return image * points * true
+
+
+def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | None = None,
+                  xlabel: str = "feature (in order of entry)", ylabel: str = "iteration",
+                  title: str = "entries and exits", group_edges=None):
+    """Iteration × feature map: dark where a feature is selected; true features marked with
+    triangles above the map; group boundaries as vertical segments.
+
+    Always Image * Scatter * Segments (possibly empty), so a streaming view keeps its layers."""
+    n_rows, n_cols = matrix.shape if matrix.size else (1, 1)
+    data = matrix.astype(float) if matrix.size else np.zeros((1, 1))
+    image = hv.Image(data[::-1], bounds=(0, 0.5, n_cols, n_rows + 0.5),
+                     kdims=[xlabel, ylabel], vdims=["selected"]).opts(
+        cmap=["#f7f7f7", "#1f4e79"], clim=(0, 1), tools=["hover"], title=title,
+        colorbar=False)
+    xs = np.zeros(0)
+    if truth is not None and len(columns):
+        xs = np.flatnonzero(np.isin(columns, truth)) + 0.5
+    true = hv.Scatter((xs, np.full(xs.size, n_rows + 0.5)), label="true feature").opts(
+        color=TRUTH_COLOR, marker="inverted_triangle", size=8)
+    edges = np.asarray(group_edges if group_edges is not None else [], dtype=float)
+    segments = hv.Segments((edges, np.full(edges.size, 0.5), edges,
+                            np.full(edges.size, n_rows + 0.5)),
+                           kdims=["x0", "y0", "x1", "y1"]).opts(color="#999999", line_width=1)
+    return image * true * segments
+
+
+def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None) -> hv.Overlay:
+    """Metric versus #selected features, one curve (with points) per method."""
+    label = label or metric
+    if frame is None or frame.empty or metric not in frame:
+        empty = hv.Curve([], "n_selected", metric).opts(xlabel="#selected features",
+                                                        ylabel=label)
+        return hv.Overlay([empty])
+    items = []
+    for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
+        rows = rows.sort_values("n_selected")
+        color = PALETTE[i % len(PALETTE)]
+        items.append(hv.Curve(rows, "n_selected", metric, label=str(method)).opts(
+            color=color, line_width=2))
+        items.append(hv.Scatter(rows, "n_selected", [metric, "value", "fit_time"],
+                                label=str(method)).opts(color=color, size=7,
+                                                        tools=["hover"]))
+    return hv.Overlay(items).opts(xlabel="#selected features", ylabel=label,
+                                  legend_position="bottom_right")
+
+
+def schedule_plot(schedules: dict) -> hv.Overlay:
+    """FSA schedules M_e versus e for several μ (Fig. 3)."""
+    curves = [hv.Curve((np.arange(1, len(s) + 1), s), "iteration e", "M_e",
+                       label=f"μ = {mu:g}").opts(color=PALETTE[i % len(PALETTE)])
+              for i, (mu, s) in enumerate(schedules.items())]
+    return hv.Overlay(curves).opts(legend_position="top_right", logy=True)
+
+
+def candidate_bars(frame: pd.DataFrame, title: str = "worst-case analysis") -> hv.Bars:
+    """Scores of the chosen block (red) and the runners-up (grey)."""
+    data = frame.assign(kind=np.where(frame["chosen"], "chosen block", "runner-up"))
+    return hv.Bars(data, ["name"], ["score", "kind"]).opts(
+        color="kind", cmap={"chosen block": SELECTED_COLOR, "runner-up": "#bbbbbb"},
+        xrotation=60, tools=["hover"], title=title, ylabel="(Xᵀ(α⊙y))²", show_legend=False)
+
+
+def block_norm_bars(norms, title: str = "restricted master: ‖ω_t‖ per block") -> hv.Bars:
+    """How much weight each generated block carries after the master solve."""
+    norms = np.asarray(norms, dtype=float)
+    return hv.Bars((np.arange(1, norms.size + 1).astype(str), norms), "block", "‖ω_t‖").opts(
+        color=PALETTE[0], tools=["hover"], title=title)
+
+
+def path_curves(frame: pd.DataFrame, title: str = "coefficient paths (kills end a path)"):
+    """One curve per coefficient over iterations (FSA Fig. 2)."""
+    if frame.empty:
+        return hv.Curve([], "iteration", "value").opts(title=title)
+    return hv.Dataset(frame, ["iteration", "feature"], "value").to(
+        hv.Curve, "iteration", "value").overlay("feature").opts(
+        hv.opts.Curve(line_width=1, color="#1f4e79", alpha=0.6),
+        hv.opts.NdOverlay(show_legend=False, title=title))

@@ -1,0 +1,178 @@
+"""Records and results → tidy pandas frames (what every view plots). No plotting here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+CONVERGENCE_COLUMNS = ["step", "objective", "outer"]
+BOUNDS_COLUMNS = ["step", "outer", "lower", "upper", "gap"]
+KEPT_COLUMNS = ["iteration", "n_selected", "M_e"]
+
+
+def convergence_rows(record, start_step: int) -> tuple[pd.DataFrame, int]:
+    """Objective points of one record on the cumulative inner-step axis.
+
+    A record that carries its inner objective trace (FGM's APG, FS-multi's bundle) contributes
+    every inner step; others contribute one point. Returns the rows and the next step index.
+    """
+    trace = record.info.get("inner_objective") if record.info else None
+    if trace is not None and len(trace):
+        values = np.asarray(trace, dtype=float)
+        steps = start_step + np.arange(values.size)
+        nxt = start_step + values.size
+    else:
+        values = np.array([record.objective], dtype=float)
+        steps = np.array([start_step])
+        nxt = start_step + 1
+    frame = pd.DataFrame({"step": steps.astype(float), "objective": values,
+                          "outer": np.full(values.size, record.iteration + 1)})
+    return frame, nxt
+
+
+def bounds_row(record, step: int) -> pd.DataFrame:
+    """One row of certified bounds at the end of an outer iteration (empty if none)."""
+    if record.lower is None and record.upper is None:
+        return pd.DataFrame(columns=BOUNDS_COLUMNS, dtype=float)
+    lower = np.nan if record.lower is None else record.lower
+    upper = np.nan if record.upper is None else record.upper
+    return pd.DataFrame({"step": [float(step)], "outer": [record.iteration + 1],
+                         "lower": [lower], "upper": [upper], "gap": [upper - lower]})
+
+
+def kept_row(record) -> pd.DataFrame:
+    """Selected-feature count (and FSA's target M_e) per iteration."""
+    m_e = record.info.get("M_e", np.nan) if record.info else np.nan
+    return pd.DataFrame({"iteration": [record.iteration + 1],
+                         "n_selected": [record.n_selected], "M_e": [float(m_e)]})
+
+
+def convergence_frames(records: Sequence) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """All three frames for a finished fit (static views, notebooks)."""
+    conv, bounds, kept = [], [], []
+    step = 0
+    for record in records:
+        rows, step = convergence_rows(record, step)
+        conv.append(rows)
+        bounds.append(bounds_row(record, step - 1))
+        kept.append(kept_row(record))
+    empty = (pd.DataFrame(columns=CONVERGENCE_COLUMNS, dtype=float),
+             pd.DataFrame(columns=BOUNDS_COLUMNS, dtype=float),
+             pd.DataFrame(columns=KEPT_COLUMNS, dtype=float))
+    if not records:
+        return empty
+    bounds = [b for b in bounds if not b.empty]
+    return (pd.concat(conv, ignore_index=True),
+            pd.concat(bounds, ignore_index=True) if bounds else empty[1],
+            pd.concat(kept, ignore_index=True))
+
+
+def selection_matrix(records: Sequence, n_features: int, max_columns: int = 200,
+                     order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Iteration × feature 0/1 matrix of which features were selected when (entries/exits).
+
+    Only features ever selected are shown (at most ``max_columns``: the last selection first,
+    then the most recently dropped); columns are ordered by first entry unless ``order`` gives
+    a priority (e.g. group ids). Returns (matrix, feature ids of the columns).
+    """
+    if not records:
+        return np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
+    first_seen: dict[int, int] = {}
+    last_seen: dict[int, int] = {}
+    for t, record in enumerate(records):
+        for f in record.selected.tolist():
+            first_seen.setdefault(f, t)
+            last_seen[f] = t
+    final = set(records[-1].selected.tolist())
+    ranked = sorted(first_seen, key=lambda f: (f not in final, -last_seen[f], first_seen[f]))
+    chosen = ranked[:max_columns]
+    if order is not None:
+        chosen.sort(key=lambda f: (order[f], first_seen[f]))
+    else:
+        chosen.sort(key=lambda f: (first_seen[f], f))
+    cols = np.array(chosen, dtype=np.int64)
+    pos = {f: j for j, f in enumerate(chosen)}
+    M = np.zeros((len(records), cols.size), dtype=np.int8)
+    for t, record in enumerate(records):
+        idx = [pos[f] for f in record.selected.tolist() if f in pos]
+        M[t, idx] = 1
+    return M, cols
+
+
+def block_membership(records: Sequence, n_features: int) -> np.ndarray:
+    """FS-multi's Fig. 2 / FGM's block map: outer iteration × feature, 1 where the feature is
+    part of that iteration's generated block (or selected, when no block is recorded)."""
+    M = np.zeros((len(records), n_features), dtype=np.int8)
+    for t, record in enumerate(records):
+        block = record.info.get("block_features") if record.info else None
+        idx = np.asarray(block if block is not None else record.selected, dtype=np.int64)
+        M[t, idx[idx < n_features]] = 1
+    return M
+
+
+def selected_table(estimator, dataset=None) -> pd.DataFrame:
+    """Selected features: index, name, weight (|weight| for multi-class), group, is-true."""
+    support = estimator.get_support()
+    idx = np.flatnonzero(support)
+    coef = np.atleast_2d(getattr(estimator, "coef_", np.zeros(support.size)))
+    weight = coef[0, idx] if coef.shape[0] == 1 else np.abs(coef[:, idx]).max(axis=0)
+    names = dataset.names() if dataset is not None else [f"x{j}" for j in range(support.size)]
+    frame = pd.DataFrame({"feature": idx, "name": [names[j] for j in idx],
+                          "weight": weight, "abs_weight": np.abs(weight)})
+    groups = getattr(dataset, "groups", None) if dataset is not None else None
+    if groups is not None and not isinstance(groups, (list, tuple)):
+        frame["group"] = np.asarray(groups)[idx]
+    truth = getattr(dataset, "truth", None) if dataset is not None else None
+    if truth is not None:
+        frame["true_feature"] = np.isin(idx, truth)
+    return frame.sort_values("abs_weight", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def coefficient_paths(records: Sequence, max_features: int = 60) -> pd.DataFrame:
+    """FSA's Fig. 2: value of each coefficient per iteration until it is killed.
+
+    Keeps the ``max_features`` features that survived longest (the final selection first)."""
+    rows = []
+    last_alive: dict[int, int] = {}
+    for record in records:
+        values = record.info.get("values") if record.info else None
+        if values is None:
+            continue
+        for f in record.selected.tolist():
+            last_alive[f] = record.iteration
+    keep = set(sorted(last_alive, key=lambda f: (-last_alive[f], f))[:max_features])
+    for record in records:
+        values = record.info.get("values") if record.info else None
+        if values is None:
+            continue
+        sel = record.selected
+        mask = np.isin(sel, list(keep))
+        for f, v in zip(sel[mask].tolist(), np.asarray(values)[mask].tolist()):
+            rows.append((record.iteration + 1, f, v))
+    return pd.DataFrame(rows, columns=["iteration", "feature", "value"])
+
+
+def candidate_scores(record, names=None) -> pd.DataFrame:
+    """The worst-case analysis of one FGM iteration: the chosen block and the runners-up,
+    with their scores (largest first)."""
+    info = record.info or {}
+    block = np.asarray(info.get("block", []), dtype=np.int64)
+    scores = np.asarray(info.get("block_scores", []), dtype=float)
+    runners = np.asarray(info.get("runners_up", []), dtype=np.int64)
+    rscores = np.asarray(info.get("runner_scores", []), dtype=float)
+    ids = np.concatenate([block, runners])
+    frame = pd.DataFrame({
+        "candidate": ids,
+        "score": np.concatenate([scores, rscores]),
+        "chosen": np.concatenate([np.ones(block.size, bool), np.zeros(runners.size, bool)]),
+    })
+    block_names = info.get("block_names")
+    if names is not None:
+        frame["name"] = [names[i] if i < len(names) else f"#{i}" for i in ids]
+    elif block_names is not None and len(block_names) == block.size:
+        frame["name"] = list(block_names) + [f"#{i}" for i in runners]
+    else:
+        frame["name"] = [f"#{i}" for i in ids]
+    return frame

@@ -1,0 +1,237 @@
+"""The app's logic without a browser: set parameters on ExplorerState, assert on results."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from explorer.ui import ExplorerState
+
+
+@pytest.fixture
+def state():
+    s = ExplorerState(dataset="digits-3v8", live=False)
+    yield s
+    s.close()
+
+
+def test_default_dataset_is_split_and_summarised(state):
+    assert state.data.has_test and state.data.image_shape == (8, 8)
+    assert "Loaded digits-3v8" in state.message and state.message_level == "info"
+
+
+def test_fit_produces_records_status_and_a_model(state):
+    state.method = "fgm"
+    state.set_param("B", 5)
+    assert state.fit()
+    update = state.wait(30)
+    assert update.reset and update.finished and update.records
+    assert state.estimator is not None and state.records == state.estimator.history_
+    n = state.estimator.n_selected_
+    assert state.status.startswith(f"Selected: {n} features")
+    assert "done" in state.status
+    frame = state.selected_frame()
+    assert len(frame) == n and {"feature", "name", "weight"} <= set(frame.columns)
+    assert state.test_scores()["accuracy"] > 0.9
+
+
+def test_live_refit_on_parameter_change(state):
+    state.live = True
+    state.method = "fsa"
+    assert state.set_param("k", 6)
+    state.wait(30)
+    assert state.estimator.n_selected_ == 6
+    assert state.set_param("k", 4)
+    state.wait(30)
+    assert state.estimator.n_selected_ == 4
+
+
+def test_live_off_waits_for_run(state):
+    state.method = "fsa"
+    state.set_param("k", 5)
+    assert state.wait(1).records == [] and state.estimator is None
+    state.run()
+    state.wait(30)
+    assert state.estimator.n_selected_ == 5
+
+
+def test_bad_parameter_value_is_reported_and_ignored(state):
+    state.method = "fgm"
+    assert not state.set_param("B", -3)
+    assert state.message_level == "error" and "below its minimum" in state.message
+    assert state.current_params()["B"] == 10
+    assert not state.set_param("nope", 1)
+    assert "no parameter 'nope'" in state.message
+
+
+def test_warm_start_is_used_for_the_next_refit(state):
+    state.method = "fgm"
+    state.fit()
+    state.wait(30)
+    state.set_param("C", 20.0)
+    estimator = state._make_estimator()
+    assert estimator.warm_start and estimator._warm is state.estimator._warm
+    state.method = "l1-svm"  # a different method starts cold
+    assert not hasattr(state._make_estimator(), "_warm")
+
+
+def test_upload_good_and_bad_files(state):
+    rows = ["a,b,c,label"] + [f"{i % 7},{(i * 3) % 5},{i % 2},{i % 2}" for i in range(60)]
+    assert state.upload("\n".join(rows).encode(), "good.csv")
+    assert state.dataset == "upload" and state.data.n_features == 3
+    assert state.table_columns() == ["a", "b", "c", "label"]
+    before = state.data
+    assert not state.upload(b"a,b,label\n1,2,0\n3,4,5,1\n", "broken.csv")
+    assert state.message_level == "error"
+    assert "broken.csv" in state.message and "ragged" in state.message
+    assert state.data is before  # the previous data stays
+    # choosing another label column re-reads the same file
+    assert state.upload(state.upload_bytes, "good.csv", "c")
+    assert state.data.n_features == 3 and set(state.data.y) <= {0, 1}
+
+
+def test_incompatible_method_is_explained(state):
+    state.dataset = "wine"
+    state.method = "fsa"
+    assert not state.fit()
+    assert state.message_level == "error" and "binary target" in state.message
+
+
+def test_stop_keeps_the_last_model():
+    s = ExplorerState(dataset="fsa-correlated", live=False)
+    try:
+        s.method = "fsa"
+        s.set_param("n_iter", 20000)
+        s.fit()
+        import time
+
+        for _ in range(200):
+            if s.poll().records:
+                break
+            time.sleep(0.01)
+        s.stop()
+        s.wait(30)
+        assert s.estimator is not None and s.estimator.stopped_early_
+        assert "Stopped" in s.message
+        assert s.estimator.n_iter_ < 20000
+        assert s.estimator.predict(s.data.X_test).shape == (s.data.X_test.shape[0],)
+    finally:
+        s.close()
+
+
+def test_step_runs_one_iteration_at_a_time(state):
+    import time
+
+    state.method = "fgm"
+    state.set_param("B", 3)
+
+    def until(cond):
+        for _ in range(500):
+            state.poll()
+            if cond():
+                return True
+            time.sleep(0.01)
+        return False
+
+    state.step()
+    assert until(lambda: state.paused and len(state.records) == 1)
+    assert "Outer iteration 1" in state.explanation
+    state.step()
+    assert until(lambda: state.paused and len(state.records) == 2)
+    assert "Outer iteration 2" in state.explanation
+    state.run()  # resume to the end
+    state.wait(30)
+    assert not state.paused and not state.running and state.estimator is not None
+    assert len(state.records) >= 2
+
+
+def test_url_query_round_trip(state):
+    problems = state.from_query({"dataset": ["digits-3v8"], "method": ["fgm"], "B": ["5"],
+                                 "C": ["10"]}, fit=False)
+    assert problems == []
+    assert state.method == "fgm" and state.current_params()["B"] == 5
+    assert state.to_query() == {"dataset": "digits-3v8", "method": "fgm", "B": "5"}
+    assert state.query_string() == "?dataset=digits-3v8&method=fgm&B=5"
+    other = ExplorerState(live=False)
+    try:
+        other.from_query(state.to_query(), fit=False)
+        assert other.current_params() == state.current_params()
+    finally:
+        other.close()
+
+
+def test_url_with_dataset_knobs_and_bad_values(state):
+    problems = state.from_query({"dataset": "fsa-correlated", "data.n_samples": "200",
+                                 "data.n_features": "100", "data.k_star": "3",
+                                 "method": "fsa", "k": "3", "bogus": "1", "mu": "abc"},
+                                fit=False)
+    assert state.data.n_features == 100 and state.data.n_samples + state.data.X_test.shape[0]
+    assert state.current_params()["k"] == 3
+    assert any("bogus" in p for p in problems) and any("mu" in p for p in problems)
+    assert state.message_level == "warning"
+
+
+def test_export_session_is_json_and_reproducible(tmp_path, state):
+    state.method = "fgm"
+    state.set_param("B", 4)
+    state.fit()
+    state.wait(30)
+    session = json.loads(state.export_json())
+    assert session["method"] == "fgm" and session["params"]["B"] == 4
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(session))
+    from explorer.cli import main
+
+    out = tmp_path / "selected.csv"
+    assert main(["run", str(path), "--out", str(out)]) == 0
+    import pandas as pd
+
+    table = pd.read_csv(out)
+    assert sorted(table["feature"]) == sorted(state.estimator.selected_features_.tolist())
+
+
+def test_sweep_streams_rows_for_method_and_baselines(state):
+    state.method = "fisher"
+    state.baselines = ["rfe"]
+    assert state.sweep(n_points=4)
+    update = state.wait(60)
+    frame = state.sweep_frame
+    assert set(frame["method"]) == {"fisher", "rfe"}
+    assert len(frame) == 8 and len(update.sweep_rows) == 8
+    assert state.sweep_progress == 100 and "finished" in state.sweep_status
+    assert frame["accuracy"].between(0, 1).all()
+
+
+def test_show_a_fitted_estimator():
+    from explorer import FGM
+    from explorer.data import make
+
+    ds = make("digits-2v3").split()
+    est = FGM(B=3).fit(ds.X, ds.y)
+    s = ExplorerState(dataset=ds, estimator=est, live=False)
+    try:
+        assert s.method == "fgm" and s.records == est.history_
+        assert s.current_params()["B"] == 3
+        assert s.status.startswith(f"Selected: {est.n_selected_} features")
+    finally:
+        s.close()
+
+
+def test_large_data_switches_live_off():
+    s = ExplorerState(live=True)
+    try:
+        s.dataset_params = {"n_samples": 4000, "n_features": 10000, "n_test": 50}
+        with __import__("param").parameterized.discard_events(s):
+            s.dataset = "fgm-type1"
+        s.load()
+        assert not s.live and "live refits are off" in s.message
+    finally:
+        s.close()
+
+
+def test_close_stops_the_worker(state):
+    state.close()
+    assert not state._worker._thread.is_alive() or state._worker._closed
+    assert np.isfinite(1.0)

@@ -1,0 +1,152 @@
+"""Headless rendering: build the Bokeh models of the views and assert on their data."""
+
+from __future__ import annotations
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import panel as pn
+import pytest
+from bokeh.models import ColumnDataSource, GlyphRenderer
+
+from explorer import FGM, FSA, viz
+from explorer.data import make
+from explorer.ui import (
+    AccuracyView,
+    ConvergenceView,
+    ExplorerApp,
+    SelectedTable,
+    SparsityView,
+)
+
+hv.extension("bokeh")
+
+
+@pytest.fixture(scope="module")
+def fgm_fit():
+    ds = make("digits-3v8").split()
+    return ds, FGM(B=4).fit(ds.X, ds.y)
+
+
+@pytest.fixture(scope="module")
+def fsa_fit():
+    ds = make("fsa-correlated", n_samples=300, n_features=120, k_star=4)
+    return ds, FSA(k=4, n_iter=60).fit(ds.X, ds.y)
+
+
+def _sources(model):
+    return [r.data_source for r in model.select({"type": GlyphRenderer})
+            if isinstance(r.data_source, ColumnDataSource)]
+
+
+def _render(element):
+    return hv.render(element, backend="bokeh")
+
+
+def test_convergence_frames_match_the_records(fgm_fit):
+    _, est = fgm_fit
+    conv, bounds, kept = viz.convergence_frames(est.history_)
+    total = sum(len(r.info["inner_objective"]) for r in est.history_)
+    assert len(conv) == total and conv["step"].is_monotonic_increasing
+    assert list(bounds["outer"]) == [r.iteration + 1 for r in est.history_]
+    assert (bounds["upper"] >= bounds["lower"] - 1e-9).all()
+    assert kept["n_selected"].tolist() == [r.n_selected for r in est.history_]
+
+
+def test_convergence_view_streams_into_its_plots(fgm_fit):
+    _, est = fgm_fit
+    view = ConvergenceView()
+    view.push(est.history_[:1])
+    first = view.n_points
+    view.push(est.history_[1:])
+    assert view.n_points == sum(len(r.info["inner_objective"]) for r in est.history_) > first
+    root = pn.panel(view).get_root()
+    xs = [np.asarray(src.data.get("step", [])) for src in _sources(root)]
+    assert any(x.size == view.n_points for x in xs)
+    view.reset()
+    assert view.n_points == 0
+
+
+def test_convergence_view_of_a_fitted_estimator_hides_absent_bounds(fsa_fit):
+    _, est = fsa_fit
+    view = ConvergenceView(estimator=est)
+    assert view.n_points == est.n_iter_ and not view.bounds_box.visible
+    assert ConvergenceView(estimator=FGM()).bounds_box.visible
+
+
+def test_sparsity_image_on_the_pixel_grid(fgm_fit):
+    ds, est = fgm_fit
+    element = SparsityView._render({"records": est.history_, "dataset": ds})
+    fig = _render(element)
+    images = [src.data["image"][0] for src in _sources(fig) if "image" in src.data]
+    assert images and images[0].shape == (8, 8)
+    nonzero = np.count_nonzero(images[0])
+    assert nonzero == est.history_[-1].n_selected
+    points = [src for src in _sources(fig) if "x" in src.data and "image" not in src.data]
+    assert any(len(src.data["x"]) == est.history_[-1].n_selected for src in points)
+
+
+def test_entry_exit_map_marks_true_features(fsa_fit):
+    ds, est = fsa_fit
+    matrix, cols = viz.selection_matrix(est.history_, ds.n_features)
+    assert matrix.shape == (len(est.history_), cols.size)
+    np.testing.assert_array_equal(matrix[0].sum(), est.history_[0].n_selected)
+    assert matrix[-1].sum() == 4
+    element = SparsityView._render({"records": est.history_, "dataset": ds})
+    fig = _render(element)
+    marks = [src for src in _sources(fig) if "x" in src.data and "image" not in src.data]
+    assert sum(len(src.data["x"]) for src in marks) == np.isin(cols, ds.truth).sum()
+
+
+def test_group_blocks_are_drawn():
+    ds = make("fgm-groups", n_samples=200, n_groups=30, group_size=5,
+              n_informative_groups=3, n_test=50)
+    est = FGM(B=2, max_outer=3).fit(ds.X, ds.y, groups=ds.groups)
+    element = SparsityView._render({"records": est.history_, "dataset": ds})
+    segments = element.traverse(lambda x: x, [hv.Segments])[0]
+    assert len(segments) >= 1  # one boundary between the groups that were selected
+
+
+def test_accuracy_plot_has_one_curve_per_method():
+    frame = pd.DataFrame({"method": ["a", "a", "b", "b", "b"], "n_selected": [1, 5, 2, 4, 8],
+                          "accuracy": [0.6, 0.8, 0.5, 0.7, 0.9], "value": [1, 2, 3, 4, 5],
+                          "fit_time": [0.1] * 5})
+    overlay = viz.accuracy_plot(frame, "accuracy")
+    curves = overlay.traverse(lambda x: x, [hv.Curve])
+    assert sorted(len(c) for c in curves) == [2, 3]
+    view = AccuracyView(frame=frame)
+    root = pn.panel(view).get_root()
+    ys = [list(src.data["accuracy"]) for src in _sources(root) if "accuracy" in src.data]
+    assert [0.6, 0.8] in ys
+
+
+def test_selected_table_and_csv(fgm_fit):
+    ds, est = fgm_fit
+    frame = viz.selected_table(est, ds)
+    assert len(frame) == est.n_selected_ and frame["abs_weight"].is_monotonic_decreasing
+    assert frame["name"].iloc[0].startswith("r")  # pixel names r{row}c{col}
+    table = SelectedTable(frame)
+    csv = table._csv().getvalue()
+    assert csv.splitlines()[0].startswith("feature,name,weight")
+    assert len(csv.splitlines()) == est.n_selected_ + 1
+
+
+def test_teaching_frames(fgm_fit, fsa_fit):
+    _, est = fgm_fit
+    frame = viz.candidate_scores(est.history_[1])
+    assert frame["chosen"].sum() == 4 and frame["score"].is_monotonic_decreasing
+    _, fsa = fsa_fit
+    paths = viz.coefficient_paths(fsa.history_, max_features=10)
+    assert paths["feature"].nunique() == 10
+    assert set(fsa.selected_features_) <= set(paths["feature"])
+
+
+def test_whole_app_builds_headless():
+    app = ExplorerApp(dataset="digits-3v8")
+    app.state.live = False
+    root = pn.panel(app).get_root()
+    classes = {c for m in root.references() for c in (getattr(m, "css_classes", None) or [])}
+    for needed in ("select-dataset", "select-method", "btn-run", "btn-stop", "btn-step",
+                   "status-line", "param-B", "param-C"):
+        assert needed in classes, needed
+    app.state.close()

@@ -5,6 +5,7 @@ a UI thread stays responsive while a worker thread runs them."""
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 _JIT = dict(nogil=True, cache=True, fastmath=False)
 
@@ -155,3 +156,225 @@ def pl_gradient(bins, frac, r, out):
             out[j, b] += ri * (1.0 - a)
             out[j, b + 1] += ri * a
     return out
+
+
+# ----------------------------------------------------------------------------- FGM master
+@nb.njit(**_JIT)
+def _loss_value(z, code):
+    """Σ l(z_i): code 0 squared hinge ½max(0,1−z)², 1 logistic log(1+e^{−z})."""
+    total = 0.0
+    for i in range(z.shape[0]):
+        if code == 0:
+            xi = 1.0 - z[i]
+            if xi > 0:
+                total += 0.5 * xi * xi
+        else:
+            v = -z[i]
+            if v > 0:
+                total += v + np.log1p(np.exp(-v))
+            else:
+                total += np.log1p(np.exp(v))
+    return total
+
+
+@nb.njit(**_JIT)
+def _loss_derivative(z, code, out):
+    for i in range(z.shape[0]):
+        if code == 0:
+            xi = 1.0 - z[i]
+            out[i] = -xi if xi > 0 else 0.0
+        else:
+            v = z[i]
+            if v >= 0:
+                e = np.exp(-v)
+                out[i] = -e / (1.0 + e)
+            else:
+                out[i] = -1.0 / (1.0 + np.exp(v))
+    return out
+
+
+@nb.njit(**_JIT)
+def _l1sq_scales(norms, step, out):
+    """Alg. 3 of Tan et al.: scales of the Moreau projection of ½(Σ‖ω_t‖)²."""
+    T = norms.shape[0]
+    order = np.argsort(-norms)
+    csum = 0.0
+    rho = 0
+    total_at_rho = 0.0
+    for j in range(T):
+        csum += norms[order[j]]
+        if norms[order[j]] - step / (1.0 + (j + 1) * step) * csum > 0:
+            rho = j + 1
+            total_at_rho = csum
+    if rho == 0:
+        out[:] = 0.0
+        return out
+    thr = step / (1.0 + rho * step) * total_at_rho
+    for t in range(T):
+        out[t] = (norms[t] - thr) / norms[t] if norms[t] > thr else 0.0
+    return out
+
+
+@nb.njit(**_JIT)
+def _block_products(A, bounds, coef, out):
+    n = A.shape[0]
+    for t in range(bounds.shape[0]):
+        for i in range(n):
+            out[i, t] = 0.0
+        for j in range(bounds[t, 0], bounds[t, 1]):
+            c = coef[j]
+            if c != 0.0:
+                for i in range(n):
+                    out[i, t] += A[i, j] * c
+    return out
+
+
+@nb.njit(**_JIT)
+def _block_norms(coef, bounds, out):
+    for t in range(bounds.shape[0]):
+        acc = 0.0
+        for j in range(bounds[t, 0], bounds[t, 1]):
+            acc += coef[j] * coef[j]
+        out[t] = np.sqrt(acc)
+    return out
+
+
+@nb.njit(**_JIT)
+def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, tol, max_iter,
+                   min_iter, refresh, trace):
+    """APG with backtracking for ½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) over a dense column cache
+    (Alg. 4 of Tan et al. with the line-search cache of §5.3); the numba twin of
+    :func:`explorer.optim.apg.apg_blocks`. Writes the objective per iteration into ``trace``
+    and returns (coef, intercept, objective, iterations, tau, converged, margins)."""
+    n, W = A.shape
+    T = bounds.shape[0]
+    coef = coef0.copy()
+    b = b0 if fit_intercept else 0.0
+    tau = tau0
+    P = np.empty((n, T))
+    _block_products(A, bounds, coef, P)
+    f = np.empty(n)
+    z = np.empty(n)
+    norms = np.empty(T)
+    for i in range(n):
+        acc = b
+        for t in range(T):
+            acc += P[i, t]
+        f[i] = acc
+        z[i] = y[i] * acc
+    s = 0.0
+    _block_norms(coef, bounds, norms)
+    for t in range(T):
+        s += norms[t]
+    F = C * _loss_value(z, code) + 0.5 * s * s
+    trace[0] = F
+    prev_coef = coef.copy()
+    prev_P = P.copy()
+    prev_b = b
+    rho = 1.0
+    converged = False
+    v = np.empty(W)
+    Pv = np.empty((n, T))
+    fv = np.empty(n)
+    r = np.empty(n)
+    grad = np.empty(W)
+    G = np.empty((n, T))
+    g = np.empty(W)
+    scales = np.empty(T)
+    new = np.empty(W)
+    new_P = np.empty((n, T))
+    it = 0
+    for it in range(1, max_iter + 1):
+        rho_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * rho * rho))
+        beta = (rho - 1.0) / rho_next
+        for j in range(W):
+            v[j] = coef[j] + beta * (coef[j] - prev_coef[j])
+        bv = b + beta * (b - prev_b)
+        for i in range(n):
+            acc = bv
+            for t in range(T):
+                Pv[i, t] = P[i, t] + beta * (P[i, t] - prev_P[i, t])
+                acc += Pv[i, t]
+            fv[i] = acc
+            z[i] = y[i] * acc
+        pv = C * _loss_value(z, code)
+        _loss_derivative(z, code, r)
+        grad_b = 0.0
+        for i in range(n):
+            r[i] = C * y[i] * r[i]
+            grad_b += r[i]
+        if not fit_intercept:
+            grad_b = 0.0
+        for j in range(W):
+            acc = 0.0
+            for i in range(n):
+                acc += A[i, j] * r[i]
+            grad[j] = acc
+        _block_products(A, bounds, grad, G)
+        trial = eta * tau
+        p_new = 0.0
+        new_b = 0.0
+        for _ in range(60):
+            for j in range(W):
+                g[j] = v[j] - grad[j] / trial
+            _block_norms(g, bounds, norms)
+            _l1sq_scales(norms, 1.0 / trial, scales)
+            for t in range(T):
+                for j in range(bounds[t, 0], bounds[t, 1]):
+                    new[j] = scales[t] * g[j]
+            new_b = bv - grad_b / trial if fit_intercept else 0.0
+            for i in range(n):
+                acc = new_b
+                for t in range(T):
+                    new_P[i, t] = (Pv[i, t] - G[i, t] / trial) * scales[t]
+                    acc += new_P[i, t]
+                z[i] = y[i] * acc
+            p_new = C * _loss_value(z, code)
+            dot = 0.0
+            dd = 0.0
+            for j in range(W):
+                d = new[j] - v[j]
+                dot += grad[j] * d
+                dd += d * d
+            db = new_b - bv
+            model = pv + dot + grad_b * db + 0.5 * trial * (dd + db * db)
+            if p_new <= model + 1e-12 * max(1.0, abs(model)):
+                break
+            trial /= eta
+        tau = trial
+        _block_norms(new, bounds, norms)
+        s = 0.0
+        for t in range(T):
+            s += norms[t]
+        F_new = p_new + 0.5 * s * s
+        prev_coef[:] = coef
+        prev_P[:, :] = P
+        prev_b = b
+        coef[:] = new
+        P[:, :] = new_P
+        b = new_b
+        if it % refresh == 0:
+            _block_products(A, bounds, coef, P)
+        if F_new > trace[it - 1]:
+            rho = 1.0
+        else:
+            rho = rho_next
+        change = abs(trace[it - 1] - F_new)
+        trace[it] = F_new
+        if it >= min_iter and change <= tol * max(abs(F_new), 1e-12):
+            converged = True
+            break
+    _block_products(A, bounds, coef, P)
+    for i in range(n):
+        acc = b
+        for t in range(T):
+            acc += P[i, t]
+        f[i] = acc
+        z[i] = y[i] * acc
+    _block_norms(coef, bounds, norms)
+    s = 0.0
+    for t in range(T):
+        s += norms[t]
+    F = C * _loss_value(z, code) + 0.5 * s * s
+    trace[it] = F
+    return coef, b, F, it, tau, converged, f

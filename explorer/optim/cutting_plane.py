@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .apg import BlockCache, apg_blocks, block_norms, l1_squared_penalty
+from .apg import BlockCache, apg_l1_squared, block_norms
 from .losses import MarginLoss
-from .prox import l1_squared_block_scales
 
 
 @dataclass
@@ -215,11 +214,10 @@ class L12Master:
     def solve(self) -> MasterSolution:
         n = self.cache.n
         tau0 = self.tau if self.tau is not None else 0.1 * n * self.C
-        result = apg_blocks(
-            self.cache, self.y, self.loss, self.C,
-            block_scales=l1_squared_block_scales, penalty=l1_squared_penalty,
-            coef0=self.coef, intercept0=self.intercept, fit_intercept=self.fit_intercept,
-            tau0=tau0, eta=self.eta, tol=self.inner_tol, max_iter=self.max_inner)
+        result = apg_l1_squared(
+            self.cache, self.y, self.loss, self.C, coef0=self.coef,
+            intercept0=self.intercept, fit_intercept=self.fit_intercept, tau0=tau0,
+            eta=self.eta, tol=self.inner_tol, max_iter=self.max_inner)
         self.coef = result.coef
         self.intercept = result.intercept
         self.tau = self.eta ** 2 * result.tau  # warm Lipschitz guess: L_T = η² τ_k

@@ -20,7 +20,7 @@ from . import _widgets as W
 from ._state import UPLOAD, ExplorerState
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 
-POLL_MS = 80
+POLL_MS = 50
 MAP_EVERY_S = 0.25
 
 
@@ -251,14 +251,17 @@ class ExplorerApp(pn.viewable.Viewer):
     # ================================================================= polling
     def _tick(self):
         update = self.state.poll()
+        plotted = False
         if update.reset:
-            self.convergence.reset()
-            self._map_dirty = True
-        if update.records:
+            self.convergence.replace(update.records)
+            self._map_dirty = plotted = True
+        elif update.records:
             self.convergence.push(update.records)
-            self._map_dirty = True
+            self._map_dirty = plotted = True
         now = time.perf_counter()
-        if self._map_dirty and (now - self._last_map > MAP_EVERY_S or update.finished):
+        # the map is the slowest view: it waits for a tick without curve updates (so the
+        # status and curves of a new fit go out first) and is refreshed at most every 0.25 s
+        if self._map_dirty and not plotted and now - self._last_map > MAP_EVERY_S:
             self.sparsity.show(self.state.records, self.state.data)
             self._last_map = now
             self._map_dirty = False

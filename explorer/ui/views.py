@@ -18,6 +18,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 import panel as pn
+import param
 from holoviews.streams import Buffer, Pipe
 
 from .. import viz
@@ -78,26 +79,31 @@ class ConvergenceView(pn.viewable.Viewer):
         self.bounds_box.visible = visible
 
     def reset(self) -> None:
-        for buf in (self._conv, self._bounds, self._kept):
-            buf.clear()
-        self._step = 0
+        self.replace([])
 
-    def push(self, records) -> None:
-        """Append the rows of new records to the streams."""
-        if not records:
-            return
-        conv, bounds, kept = [], [], []
-        for record in records:
-            rows, self._step = viz.convergence_rows(record, self._step)
-            conv.append(rows)
-            b = viz.bounds_row(record, self._step - 1)
-            if not b.empty:
-                bounds.append(b)
-            kept.append(viz.kept_row(record))
-        self._conv.send(pd.concat(conv, ignore_index=True))
-        if bounds:
-            self._bounds.send(pd.concat(bounds, ignore_index=True))
-        self._kept.send(pd.concat(kept, ignore_index=True))
+    def replace(self, records) -> None:
+        """Start over with ``records`` (one plot update per stream, not a clear and a send)."""
+        self._step = 0
+        for buf in (self._conv, self._bounds, self._kept):
+            if len(buf.data):
+                with param.edit_constant(buf):
+                    buf.data = buf.data.iloc[:0]
+                buf._empty = True
+            else:
+                buf._empty = False
+        self.push(records, force=True)
+
+    def push(self, records, force: bool = False) -> None:
+        """Append the rows of new records to the streams (each stream updates once)."""
+        conv, bounds, kept, self._step = viz.convergence_frames(records, self._step)
+        for buf, frame, columns in ((self._conv, conv, viz.CONVERGENCE_COLUMNS),
+                                    (self._bounds, bounds, viz.BOUNDS_COLUMNS),
+                                    (self._kept, kept, viz.KEPT_COLUMNS)):
+            if len(frame):
+                buf.send(frame)
+            elif force and getattr(buf, "_empty", False):
+                buf.send(_empty(columns))  # show the emptied plot
+            buf._empty = False
 
     @property
     def n_points(self) -> int:

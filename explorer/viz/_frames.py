@@ -49,24 +49,46 @@ def kept_row(record) -> pd.DataFrame:
                          "n_selected": [record.n_selected], "M_e": [float(m_e)]})
 
 
-def convergence_frames(records: Sequence) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """All three frames for a finished fit (static views, notebooks)."""
-    conv, bounds, kept = [], [], []
-    step = 0
+def convergence_frames(records: Sequence, start_step: int = 0
+                       ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int]:
+    """The convergence, bounds and kept-count frames of a batch of records, built in one go
+    (a streaming view receives hundreds of FSA records per tick), and the next step index."""
+    steps, values, outers = [], [], []
+    b_step, b_outer, b_lower, b_upper = [], [], [], []
+    k_iter, k_sel, k_me = [], [], []
+    step = start_step
     for record in records:
-        rows, step = convergence_rows(record, step)
-        conv.append(rows)
-        bounds.append(bounds_row(record, step - 1))
-        kept.append(kept_row(record))
-    empty = (pd.DataFrame(columns=CONVERGENCE_COLUMNS, dtype=float),
-             pd.DataFrame(columns=BOUNDS_COLUMNS, dtype=float),
-             pd.DataFrame(columns=KEPT_COLUMNS, dtype=float))
-    if not records:
-        return empty
-    bounds = [b for b in bounds if not b.empty]
-    return (pd.concat(conv, ignore_index=True),
-            pd.concat(bounds, ignore_index=True) if bounds else empty[1],
-            pd.concat(kept, ignore_index=True))
+        trace = record.info.get("inner_objective") if record.info else None
+        if trace is not None and len(trace):
+            values.append(np.asarray(trace, dtype=float))
+            steps.append(step + np.arange(len(trace), dtype=float))
+            outers.append(np.full(len(trace), record.iteration + 1))
+            step += len(trace)
+        else:
+            values.append(np.array([record.objective], dtype=float))
+            steps.append(np.array([float(step)]))
+            outers.append(np.array([record.iteration + 1]))
+            step += 1
+        if record.lower is not None or record.upper is not None:
+            b_step.append(float(step - 1))
+            b_outer.append(record.iteration + 1)
+            b_lower.append(np.nan if record.lower is None else record.lower)
+            b_upper.append(np.nan if record.upper is None else record.upper)
+        k_iter.append(record.iteration + 1)
+        k_sel.append(record.n_selected)
+        k_me.append(float(record.info.get("M_e", np.nan)) if record.info else np.nan)
+    conv = pd.DataFrame({
+        "step": np.concatenate(steps) if steps else np.zeros(0),
+        "objective": np.concatenate(values) if values else np.zeros(0),
+        "outer": np.concatenate(outers) if outers else np.zeros(0, dtype=int)})
+    lower, upper = np.asarray(b_lower, dtype=float), np.asarray(b_upper, dtype=float)
+    bounds = pd.DataFrame({"step": np.asarray(b_step, dtype=float),
+                           "outer": np.asarray(b_outer, dtype=int), "lower": lower,
+                           "upper": upper, "gap": upper - lower})
+    kept = pd.DataFrame({"iteration": np.asarray(k_iter, dtype=int),
+                         "n_selected": np.asarray(k_sel, dtype=int),
+                         "M_e": np.asarray(k_me, dtype=float)})
+    return conv, bounds, kept, step
 
 
 def selection_matrix(records: Sequence, n_features: int, max_columns: int = 200,

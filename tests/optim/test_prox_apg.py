@@ -145,3 +145,22 @@ def test_master_warm_start_reuses_the_solution():
     again = master.solve()  # nothing changed: a warm solve converges at once
     assert again.inner_steps <= 3 < first.inner_steps
     assert again.objective == pytest.approx(first.objective, rel=1e-8)
+
+
+@pytest.mark.parametrize("loss", [SquaredHinge(), Logistic()])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_numba_apg_equals_its_numpy_twin(loss, fit_intercept):
+    from explorer.optim.apg import apg_l1_squared
+
+    blocks, y = _blocks(11, n=60, sizes=(4, 3, 5, 2))
+    cache = BlockCache(len(y), sparse=False)
+    for blk in blocks:
+        cache.add(blk)
+    kw = dict(fit_intercept=fit_intercept, tol=1e-9, max_iter=3000, tau0=5.0)
+    fast = apg_l1_squared(cache, y, loss, 2.0, **kw)
+    slow = apg_blocks(cache, y, loss, 2.0, block_scales=l1_squared_block_scales,
+                      penalty=l1_squared_penalty, **kw)
+    assert fast.n_iter == slow.n_iter
+    np.testing.assert_allclose(fast.trace, slow.trace, rtol=1e-9)
+    np.testing.assert_allclose(fast.coef, slow.coef, atol=1e-9)
+    assert fast.intercept == pytest.approx(slow.intercept, abs=1e-9)

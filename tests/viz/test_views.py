@@ -45,9 +45,15 @@ def _render(element):
 
 def test_convergence_frames_match_the_records(fgm_fit):
     _, est = fgm_fit
-    conv, bounds, kept = viz.convergence_frames(est.history_)
+    conv, bounds, kept, end = viz.convergence_frames(est.history_)
     total = sum(len(r.info["inner_objective"]) for r in est.history_)
-    assert len(conv) == total and conv["step"].is_monotonic_increasing
+    assert len(conv) == total == end and conv["step"].is_monotonic_increasing
+    # the batch frames equal the per-record rows the single-record helpers give
+    step, rows = 0, []
+    for record in est.history_:
+        r, step = viz.convergence_rows(record, step)
+        rows.append(r)
+    pd.testing.assert_frame_equal(conv, pd.concat(rows, ignore_index=True), check_dtype=False)
     assert list(bounds["outer"]) == [r.iteration + 1 for r in est.history_]
     assert (bounds["upper"] >= bounds["lower"] - 1e-9).all()
     assert kept["n_selected"].tolist() == [r.n_selected for r in est.history_]

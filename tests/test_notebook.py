@@ -1,0 +1,28 @@
+"""The example notebook runs top to bottom in a real kernel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.ipynb")), ids=lambda p: p.name)
+def test_example_notebook_executes(path, tmp_path):
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
+    errors = [o for cell in nb.cells if cell.cell_type == "code"
+              for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+    texts = "".join(o.get("text", "") for cell in nb.cells for o in cell.get("outputs", []))
+    assert "features, test accuracy" in texts
+    rich = [o for cell in nb.cells for o in cell.get("outputs", [])
+            if o.get("output_type") in ("display_data", "execute_result")]
+    assert any("application/vnd.holoviews_load.v0+json" in o.get("data", {}) or
+               "text/html" in o.get("data", {}) for o in rich)

@@ -154,3 +154,32 @@ def fgm_relaxation_reference(X, y, C, B, fit_intercept=True):
     A, b, cones = rows.matrices()
     x, obj = _solve(P, q, A, b, cones)
     return -float(obj)
+
+
+def cut_problem_reference(Pmat, q, beta, bounds, C, R, fit_intercept=True):
+    """min ½(Σ‖w_t‖)² + Cξ, ξ ≥ ⟨w,p_k⟩ + bβ_k + q_k, ξ ≥ 0, |b| ≤ R — as a primal SOCP."""
+    W, K = Pmat.shape
+    T = len(bounds)
+    iw, ib, iu, it, ixi = 0, W, W + 1, W + 1 + T, W + 2 + T
+    nvar = ixi + 1
+    P = sp.diags(np.concatenate([np.zeros(it), [1.0], [0.0]]))
+    qv = np.zeros(nvar)
+    qv[ixi] = C
+    rows = _Rows(nvar)
+    rows.add([{ixi: -1.0}], [0.0], clarabel.NonnegativeConeT(1))
+    for k in range(K):
+        # ξ − ⟨w,p_k⟩ − bβ_k − q_k ≥ 0
+        coef = {iw + j: Pmat[j, k] for j in range(W)}
+        coef[ib] = beta[k]
+        coef[ixi] = -1.0
+        rows.add([coef], [-q[k]], clarabel.NonnegativeConeT(1))
+    R = R if fit_intercept else 0.0
+    rows.add([{ib: 1.0}, {ib: -1.0}], [R, R], clarabel.NonnegativeConeT(2))
+    rows.add([{**{iu + t: 1.0 for t in range(T)}, it: -1.0}], [0.0],
+             clarabel.NonnegativeConeT(1))
+    for t, (a, b) in enumerate(bounds):
+        rows.add([{iu + t: -1.0}] + [{iw + j: -1.0} for j in range(a, b)], [0.0] * (b - a + 1),
+                 clarabel.SecondOrderConeT(b - a + 1))
+    A, bvec, cones = rows.matrices()
+    x, obj = _solve(P, qv, A, bvec, cones)
+    return x[:W], float(x[ib]), float(obj)

@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from .._params import ParamSpec
 from ..features import BinnedSpace, LinearSpace, Poly2Space
 from ..optim import LOSSES, L12Master, OuterStep, cutting_plane
+from ._cutting import block_record_info, linear_coef
 from .base import BaseSelector, Recorder, register
 
 
@@ -161,32 +162,12 @@ class FGM(BaseSelector):
         def on_step(step: OuterStep) -> bool:
             self._update_model(space, master)
             sol = step.solution
-            block_feats = space.input_features(step.block)
-            new = [int(f) for f in block_feats if f not in previously]
-            previously.update(int(f) for f in block_feats)
-            norms = sol.block_norms if sol.block_norms is not None else np.zeros(0)
-            info = {
-                "inner_objective": np.asarray(sol.trace, dtype=float),
-                "block": step.block.copy(),
-                "block_scores": step.block_scores.copy(),
-                "block_names": [space.describe(int(c)) for c in step.block[:50]],
-                "block_features": block_feats,
-                "new_features": np.asarray(new, dtype=np.int64),
-                "block_norms": norms.copy(),
-                "active_blocks": int(np.count_nonzero(norms > 0)),
-                "n_blocks": len(norms),
-                "passes": int(space.passes),
+            info = block_record_info(space, step, previously, int(self.B))
+            info.update({
                 "n_generated": int(self._n_generated),
-                "stop_reason": step.stop_reason,
                 "converged_inner": bool(sol.info.get("converged", False)),
-                "B": int(self.B),
-                "weights": np.atleast_2d(self.coef_)[:, self.support_].max(axis=0)
-                if np.ndim(self.coef_) == 2 else self.coef_[self.support_],
-                "runners_up": step.runners_up.copy(),
-                "runner_scores": step.runner_scores.copy(),
-            }
-            if getattr(space, "tree", None) is not None:
-                info["groups_visited"] = int(space.last_visited)
+                "weights": self.coef_[self.support_],
+            })
             return recorder.emit(objective=sol.objective, n_selected=int(self.support_.sum()),
                                  selected=np.flatnonzero(self.support_),
                                  inner_steps=sol.inner_steps, lower=step.lower,
@@ -206,29 +187,25 @@ class FGM(BaseSelector):
     # ------------------------------------------------------------------ model
     def _update_model(self, space, master: L12Master) -> None:
         m = self.n_features_in_
-        coef = np.zeros(m)
-        importance = np.zeros(m)
+        self.intercept_ = float(master.intercept)
+        if self.feature_map is None:
+            self.coef_ = linear_coef(master.weights_by_column(), m)
+            self.support_ = self.coef_ != 0
+            self._n_generated = int(np.count_nonzero(self.coef_))
+            return
+        importance = np.zeros(m)  # per input feature: Σ |weights of its generated columns|
         generated = []
         for cols, w in master.weights_by_column():
             if cols.width == 0:
                 continue
-            if self.feature_map is None:
-                np.add.at(coef, cols.feature_a, w * cols.scale)
-            else:
-                np.add.at(importance, cols.feature_a, np.abs(w))
-                pair = cols.kind == 2
-                np.add.at(importance, cols.feature_b[pair], np.abs(w[pair]))
-                generated.append((cols, w))
-        self.intercept_ = float(master.intercept)
-        if self.feature_map is None:
-            self.coef_ = coef
-            self.support_ = coef != 0
-            self._n_generated = int(np.count_nonzero(coef))
-        else:
-            self.coef_ = importance  # per input feature: Σ |weights of its generated columns|
-            self.support_ = importance > 0
-            self._generated = generated
-            self._n_generated = int(sum(np.count_nonzero(w) for _, w in generated))
+            np.add.at(importance, cols.feature_a, np.abs(w))
+            pair = cols.kind == 2
+            np.add.at(importance, cols.feature_b[pair], np.abs(w[pair]))
+            generated.append((cols, w))
+        self.coef_ = importance
+        self.support_ = importance > 0
+        self._generated = generated
+        self._n_generated = int(sum(np.count_nonzero(w) for _, w in generated))
 
     def _decision_binary(self, X) -> np.ndarray:
         if self.feature_map is None:

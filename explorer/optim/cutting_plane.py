@@ -68,7 +68,8 @@ class CuttingPlaneResult:
 def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
                   on_step: Callable[[OuterStep], bool],
                   initial_blocks: Sequence[np.ndarray] = (),
-                  gap_tol: float | None = None, context: int = 0) -> CuttingPlaneResult:
+                  gap_tol: float | None = None, context: int = 0,
+                  progress_scale: bool = False) -> CuttingPlaneResult:
     """Run Algorithm 1 until the block repeats, the objective stalls, the gap closes or T_max.
 
     Parameters
@@ -92,6 +93,10 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
     context : int
         Also report this many runners-up of each worst-case analysis (teaching views show
         what nearly entered); the block itself is unchanged.
+    progress_scale : bool
+        Measure the objective change relative to the progress made since the empty model,
+        (J_{T−1} − J_T)/(J_0 − J_T), instead of relative to J_T: for objectives dominated by a
+        large constant (FS-multi's C·Δ with C = 0.1·n) the plain ratio stops too early.
     """
 
     def worst_case(signal):
@@ -101,6 +106,7 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
     blocks: list[np.ndarray] = []
     seen: set[tuple[int, ...]] = set()
     solution = master.initial()
+    empty = solution.objective
     upper = solution.objective
     lower = None
     for block in initial_blocks:
@@ -130,7 +136,8 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
         next_ids, next_scores, next_runners, next_runner_scores = worst_case(solution.signal)
         lower = _max(lower, master.lower_bound(solution, next_scores))
         stop = None
-        change = abs(previous - solution.objective) / max(abs(solution.objective), 1e-12)
+        scale = (empty - solution.objective) if progress_scale else solution.objective
+        change = abs(previous - solution.objective) / max(abs(scale), 1e-12)
         if T >= 2 and change <= tol:
             stop = f"converged: relative objective change {change:.2e} ≤ tol"
         elif gap_tol is not None and lower is not None and \

@@ -1,0 +1,44 @@
+"""Pieces shared by the cutting-plane methods (FGM, FS-multi): the per-iteration record of a
+generated block, and the map from cached columns back to weights on the input features."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def linear_coef(weights_by_column, n_features: int) -> np.ndarray:
+    """Weights on the input features from (Columns, weights) pairs of linear columns; a
+    feature duplicated in several blocks or overlapping groups gets the sum of its columns."""
+    coef = np.zeros(n_features)
+    for cols, w in weights_by_column:
+        if cols.width:
+            np.add.at(coef, cols.feature_a, w * cols.scale)
+    return coef
+
+
+def block_record_info(space, step, previously: set, B: int) -> dict:
+    """What a teaching view needs about one outer iteration's generated block."""
+    sol = step.solution
+    block_feats = space.input_features(step.block)
+    new = [int(f) for f in block_feats if f not in previously]
+    previously.update(int(f) for f in block_feats)
+    norms = sol.block_norms if sol.block_norms is not None else np.zeros(0)
+    info = {
+        "inner_objective": np.asarray(sol.trace, dtype=float),
+        "block": step.block.copy(),
+        "block_scores": step.block_scores.copy(),
+        "block_names": [space.describe(int(c)) for c in step.block[:50]],
+        "block_features": block_feats,
+        "new_features": np.asarray(new, dtype=np.int64),
+        "block_norms": norms.copy(),
+        "active_blocks": int(np.count_nonzero(norms > 0)),
+        "n_blocks": len(norms),
+        "passes": int(space.passes),
+        "stop_reason": step.stop_reason,
+        "runners_up": step.runners_up.copy(),
+        "runner_scores": step.runner_scores.copy(),
+        "B": int(B),
+    }
+    if getattr(space, "tree", None) is not None:
+        info["groups_visited"] = int(space.last_visited)
+    return info

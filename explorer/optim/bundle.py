@@ -1,0 +1,264 @@
+"""FS-multi's inner layer: the bundle method on ``½(Σ_t‖w_t‖)² + C·R_emp(w, b)`` over the
+generated blocks, and its cut problem solved through the small dual (13) by Clarabel.
+
+Cuts: R_emp(w, b) ≥ ⟨w, p_k⟩ + b β_k + q_k with p_k = −(1/n) Σ_i (y_i − ȳᵏ_i) x_i,
+β_k = −(1/n) Σ_i (y_i − ȳᵏ_i) and q_k = Δ(y, ȳᵏ). The intercept b is unpenalised and kept in
+a box |b| ≤ R (without it the cut model is unbounded in b until cuts of both signs of β
+exist). The cut problem's dual is
+
+    max_{α ≥ 0, Σα ≤ C}  Σ_k α_k q_k − ½ max_t ‖Σ_k α_k p_{k,t}‖² − R |Σ_k α_k β_k|
+
+i.e. K + 2 variables and one second-order cone per block; the primal is recovered from the
+multipliers: w_t = μ_t Σ_k α_k (−p_{k,t}) (μ_t of the block constraints, Σμ_t = 1) and
+b = ν₊ − ν₋ (those of the box).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import clarabel
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass
+class CutSolution:
+    """Solution of one cut problem."""
+
+    coef: np.ndarray       # w over all cached columns
+    intercept: float
+    value: float           # minimum of the cut model (a lower bound on the inner problem)
+    alpha: np.ndarray      # dual weights of the cuts
+    mu: np.ndarray         # block multipliers (Σ = 1 when some block is active)
+
+
+def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds, C: float,
+                      R: float, fit_intercept: bool = True, tol: float = 1e-9) -> CutSolution:
+    """Minimise ½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + b β_k + q_k) (|b| ≤ R) by its dual.
+
+    ``Pmat`` is W × K (column k is p_k restricted to the cached columns), ``bounds`` the
+    (start, stop) column range of each block.
+    """
+    W, K = Pmat.shape
+    T = len(bounds)
+    R = float(R) if fit_intercept else 0.0
+    # variables x = [α (K), θ, τ]; minimise θ + Rτ − qᵀα
+    n_var = K + 2
+    i_theta, i_tau = K, K + 1
+    q_obj = np.concatenate([-np.asarray(q, float), [1.0, R]])
+    rows, rhs, cones = [], [], []
+
+    def add(block_rows, block_rhs, cone):
+        rows.append(block_rows)
+        rhs.append(block_rhs)
+        cones.append(cone)
+
+    add(-sp.eye(K, n_var, format="csr"), np.zeros(K), clarabel.NonnegativeConeT(K))
+    total = np.zeros((1, n_var))
+    total[0, :K] = 1.0
+    add(sp.csr_matrix(total), np.array([C]), clarabel.NonnegativeConeT(1))
+    # τ ≥ |βᵀα|: τ − βᵀα ≥ 0 and τ + βᵀα ≥ 0
+    box = np.zeros((2, n_var))
+    box[0, :K], box[0, i_tau] = np.asarray(beta, float), -1.0
+    box[1, :K], box[1, i_tau] = -np.asarray(beta, float), -1.0
+    add(sp.csr_matrix(box), np.zeros(2), clarabel.NonnegativeConeT(2))
+    # ½‖G_t α‖² ≤ θ  ⇔  ‖(√2 G_t α, θ − 1)‖ ≤ θ + 1, with G_t reduced to rank ≤ K
+    factors = []
+    for a, b in bounds:
+        G = Pmat[a:b]
+        if G.shape[0] > K:  # ‖Gα‖ = ‖Rα‖ for G = QR: K rows are enough
+            G = np.linalg.qr(G, mode="r")
+        factors.append(G)
+        r = G.shape[0]
+        cone = np.zeros((r + 2, n_var))
+        cone[0, i_theta] = -1.0
+        cone[1, i_theta] = -1.0
+        cone[2:, :K] = -np.sqrt(2.0) * G
+        add(sp.csr_matrix(cone), np.concatenate([[1.0, -1.0], np.zeros(r)]),
+            clarabel.SecondOrderConeT(r + 2))
+    A = sp.vstack(rows, format="csc")
+    b_vec = np.concatenate(rhs)
+    sol = None
+    for attempt_tol in (tol, 1e-7, 1e-5):
+        settings = clarabel.DefaultSettings()
+        settings.verbose = False
+        settings.tol_gap_abs = attempt_tol
+        settings.tol_gap_rel = attempt_tol
+        settings.tol_feas = attempt_tol
+        settings.max_iter = 200
+        solver = clarabel.DefaultSolver(sp.csc_matrix((n_var, n_var)), q_obj, A, b_vec, cones,
+                                        settings)
+        sol = solver.solve()
+        if str(sol.status).endswith("Solved"):
+            break
+    status = str(sol.status)
+    if "Solved" not in status:
+        raise RuntimeError(f"the cut problem was not solved ({status})")
+    x = np.asarray(sol.x)
+    z = np.asarray(sol.z)
+    alpha = np.maximum(x[:K], 0.0)
+    # duals: [K nonneg | 1 total | 2 box | cones (r_t + 2 each)]
+    offset = K + 1
+    nu_minus, nu_plus = z[offset], z[offset + 1]
+    intercept = float(nu_plus - nu_minus) if fit_intercept else 0.0
+    offset += 2
+    mu = np.empty(T)
+    for t, G in enumerate(factors):
+        # the cone's multiplier on its θ rows: μ_t = z_0 + z_1 (stationarity in θ: Σμ = 1)
+        mu[t] = z[offset] + z[offset + 1]
+        offset += G.shape[0] + 2
+    g = Pmat @ alpha  # Σ_k α_k p_k over every cached column
+    coef = np.empty(W)
+    for t, (a, b) in enumerate(bounds):
+        coef[a:b] = -mu[t] * g[a:b]
+    value = -float(sol.obj_val)
+    return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
+
+
+class BundleMaster:
+    """FS-multi's restricted master for the shared cutting-plane loop: the bundle method over
+    the blocks generated so far, with every cut kept across outer iterations (each cut is
+    stored as its labeling ȳᵏ, so it extends to a new block's columns exactly).
+
+    The signal handed back for the next worst-case analysis is
+    s_i = (1/n) Σ_k α_k (y_i − ȳᵏ_i); before any block exists the only cut is ȳ⁰ = −y
+    (α = C on it: FGM's α = 1 analogue).
+    """
+
+    def __init__(self, y: np.ndarray, measure: str, C: float, *, k: int | None,
+                 n_samples: int, sparse_cache: bool, fit_intercept: bool = True,
+                 inner_tol: float = 1e-3, max_inner: int = 200, intercept_bound: float = 1e3):
+        from .apg import BlockCache
+
+        self.y = np.asarray(y, dtype=np.float64)
+        self.n = self.y.size
+        self.measure = measure
+        self.C = float(C)
+        self.k = k
+        self.fit_intercept = fit_intercept
+        self.inner_tol = inner_tol
+        self.max_inner = max_inner
+        self.R = float(intercept_bound)
+        self.cache = BlockCache(n_samples, sparse_cache)
+        self.columns = []
+        self.labelings: list[np.ndarray] = []
+        self.q: list[float] = []
+        self.beta: list[float] = []
+        self.Pmat = np.zeros((0, 0))
+        self.coef = np.zeros(0)
+        self.intercept = 0.0
+        self.total_inner = 0
+        self.last_alpha = None
+        self.empty_objective = None
+
+    # --------------------------------------------------------------- cuts
+    def _add_cut(self, yb: np.ndarray, dlt: float) -> bool:
+        key = yb.astype(np.int8)
+        for existing in self.labelings:
+            if np.array_equal(existing, key):
+                return False
+        self.labelings.append(key)
+        diff = self.y - yb
+        self.q.append(float(dlt))
+        self.beta.append(float(-diff.sum() / self.n))
+        if self.cache.width:
+            p = -self.cache.rmatvec(diff) / self.n
+            self.Pmat = np.column_stack([self.Pmat, p]) if self.Pmat.size else p[:, None]
+        else:
+            self.Pmat = np.zeros((0, len(self.labelings)))
+        return True
+
+    def _objective(self, f: np.ndarray, coef: np.ndarray):
+        from .structured import most_violated
+
+        yb, dlt = most_violated(self.y, f, self.measure, self.k)
+        risk = max(0.0, dlt - float((self.y - yb) @ f) / self.n)
+        norms = self._norms(coef)
+        return 0.5 * float(norms.sum()) ** 2 + self.C * risk, yb, dlt
+
+    def _norms(self, coef):
+        return np.array([np.linalg.norm(coef[a:b]) for a, b in self.cache.bounds])
+
+    # --------------------------------------------------------------- protocol
+    def initial(self):
+        from .cutting_plane import MasterSolution
+        from .structured import delta
+
+        minus_y = -self.y
+        self._add_cut(minus_y, delta(self.y, minus_y, self.measure, self.k))
+        f = np.zeros(self.n)
+        J, _, _ = self._objective(f, np.zeros(0))
+        self.empty_objective = J
+        alpha = np.array([self.C])
+        self.last_alpha = alpha
+        return MasterSolution(objective=J, signal=self._signal(alpha), trace=[J],
+                              inner_steps=0, dual_base=self._dual_base(alpha),
+                              block_norms=np.zeros(0), info={"K": 1})
+
+    def add_block(self, columns) -> None:
+        self.cache.add(columns.matrix)
+        self.columns.append(columns)
+        diffs = self.y[:, None] - np.array(self.labelings, dtype=np.float64).T  # n × K
+        A = columns.matrix
+        new_rows = -np.asarray(A.T @ diffs) / self.n
+        self.Pmat = np.vstack([self.Pmat, new_rows]) if self.Pmat.size else new_rows
+        self.coef = np.concatenate([self.coef, np.zeros(columns.width)])
+
+    def solve(self):
+        from .cutting_plane import MasterSolution
+
+        A = self.cache
+        coef, b = self.coef.copy(), self.intercept
+        best = (np.inf, coef, b)
+        trace, gaps, cuts = [], [], []
+        steps = 0
+        sol = None
+        while steps < self.max_inner:
+            steps += 1
+            f = A.block_products(coef).sum(axis=1) + b if A.n_blocks else np.full(self.n, b)
+            J, yb, dlt = self._objective(f, coef)
+            if J < best[0]:
+                best = (J, coef.copy(), b)
+            self._add_cut(yb, dlt)
+            sol = solve_cut_problem(self.Pmat, np.array(self.q), np.array(self.beta),
+                                    A.bounds, self.C, self.R, self.fit_intercept)
+            gap = best[0] - sol.value
+            trace.append(best[0])
+            gaps.append(gap)
+            cuts.append(len(self.q))
+            coef, b = sol.coef, sol.intercept
+            # certified gap relative to the progress over the empty model (J(0) − model min):
+            # the objective itself is dominated by C·Δ and would stop the bundle at once
+            scale = max(self.empty_objective - sol.value, 1e-12 * abs(self.empty_objective))
+            if gap <= self.inner_tol * scale:
+                break
+        J_best, self.coef, self.intercept = best
+        self.total_inner += steps
+        alpha = sol.alpha if sol is not None else self.last_alpha
+        self.last_alpha = alpha
+        return MasterSolution(
+            objective=J_best, signal=self._signal(alpha), trace=trace, inner_steps=steps,
+            dual_base=self._dual_base(alpha), block_norms=self._norms(self.coef),
+            info={"inner_gaps": np.asarray(gaps), "K": len(self.q), "cuts": np.asarray(cuts),
+                  "bundle_gap": gaps[-1] if gaps else np.nan,
+                  "intercept_at_bound": bool(abs(self.intercept) >= 0.999 * self.R
+                                             and self.fit_intercept)})
+
+    def lower_bound(self, solution, top_scores):
+        """Dual value at the cut weights α with the worst-case block (Theorem 2's β_T)."""
+        return solution.dual_base - 0.5 * float(np.sum(top_scores))
+
+    # --------------------------------------------------------------- helpers
+    def _signal(self, alpha: np.ndarray) -> np.ndarray:
+        Yb = np.array(self.labelings, dtype=np.float64)  # K × n
+        return (alpha[:, None] * (self.y[None, :] - Yb)).sum(axis=0) / self.n
+
+    def _dual_base(self, alpha: np.ndarray) -> float:
+        q = np.array(self.q[:alpha.size])
+        beta = np.array(self.beta[:alpha.size])
+        R = self.R if self.fit_intercept else 0.0
+        return float(alpha @ q - R * abs(alpha @ beta))
+
+    def weights_by_column(self):
+        return [(cols, self.coef[a:b]) for cols, (a, b) in zip(self.columns, self.cache.bounds)]

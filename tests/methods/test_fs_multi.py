@@ -1,0 +1,171 @@
+"""FS-multi: labeling search by brute force, the cut problem against an independent conic
+formulation, the Hamming/hinge-SVM equivalence, bounds, and the shared outer loop."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.svm import LinearSVC
+
+import explorer.methods.fgm as fgm_module
+import explorer.methods.fs_multi as fs_multi_module
+from explorer import FSMulti
+from explorer.data import make
+from explorer.metrics import macro_f1
+from explorer.optim.bundle import solve_cut_problem
+from explorer.optim.structured import (
+    allowed,
+    default_k,
+    delta,
+    most_violated,
+    most_violated_grid,
+)
+from tests.reference_solvers import cut_problem_reference
+
+MEASURES = ["f1", "prbep", "rec@k", "hamming"]
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+@pytest.mark.parametrize("seed", range(8))
+def test_most_violated_labeling_equals_brute_force_at_n_10(measure, seed):
+    rng = np.random.default_rng(seed)
+    n = 10
+    y = -np.ones(n)
+    y[rng.choice(n, rng.integers(1, 5), replace=False)] = 1.0
+    f = rng.normal(size=n) * rng.uniform(0.1, 5)
+    k = default_k(y)
+    best = -np.inf
+    for labels in itertools.product([-1.0, 1.0], repeat=n):
+        yb = np.array(labels)
+        if allowed(y, yb, measure, k):
+            best = max(best, delta(y, yb, measure, k) + yb @ f / n)
+    yb, d = most_violated(y, f, measure, k)
+    assert allowed(y, yb, measure, k)
+    assert d == pytest.approx(delta(y, yb, measure, k))
+    assert d + yb @ f / n == pytest.approx(best, abs=1e-12)
+
+
+@pytest.mark.parametrize("measure", ["f1", "prbep", "rec@k"])
+def test_sorted_search_equals_joachims_grid(measure):
+    rng = np.random.default_rng(1)
+    y = np.where(rng.random(400) < 0.1, 1.0, -1.0)
+    for _ in range(5):
+        f = rng.normal(size=400) + y * rng.uniform(0, 2)
+        a = most_violated(y, f, measure, default_k(y))
+        b = most_violated_grid(y, f, measure, default_k(y))
+        assert a[1] + a[0] @ f / 400 == pytest.approx(b[1] + b[0] @ f / 400, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_cut_problem_matches_the_primal_conic_program(seed, fit_intercept):
+    rng = np.random.default_rng(seed)
+    W, K = 9, 7
+    P = rng.normal(size=(W, K))
+    q = rng.uniform(0, 1, K)
+    beta = rng.normal(size=K) * 0.3
+    bounds = [(0, 2), (2, 6), (6, 9)]
+    ours = solve_cut_problem(P, q, beta, bounds, C=3.0, R=2.0, fit_intercept=fit_intercept)
+    w, b, value = cut_problem_reference(P, q, beta, bounds, 3.0, 2.0, fit_intercept)
+    assert ours.value == pytest.approx(value, rel=1e-6, abs=1e-8)
+    np.testing.assert_allclose(ours.coef, w, atol=1e-4)
+    assert ours.intercept == pytest.approx(b, abs=1e-4)
+
+
+def test_hamming_loss_makes_it_a_hinge_svm():
+    ds = make("breast-cancer")
+    X = (ds.X - ds.X.mean(0)) / ds.X.std(0)
+    y = np.where(ds.y == 1, 1.0, -1.0)
+    n, C = len(y), 20.0
+    fs = FSMulti(B=X.shape[1], C=C, measure="hamming", fit_intercept=False, inner_tol=1e-7,
+                 max_inner=2000).fit(X, y)
+    svm = LinearSVC(loss="hinge", C=2 * C / n, fit_intercept=False, tol=1e-10,
+                    max_iter=200000).fit(X, y)
+
+    def objective(w):
+        return 0.5 * w @ w + 2 * C / n * np.maximum(0, 1 - y * (X @ w)).sum()
+
+    assert fs.history_[0].info["n_blocks"] == 1
+    assert objective(fs.coef_) == pytest.approx(objective(svm.coef_.ravel()), rel=1e-4)
+    np.testing.assert_allclose(fs.coef_, svm.coef_.ravel(), atol=2e-2)
+
+
+def test_outer_loop_is_fgms_loop(monkeypatch):
+    assert fs_multi_module.cutting_plane is fgm_module.cutting_plane  # one loop, two masters
+    calls = []
+    real = fgm_module.cutting_plane
+
+    def spy(*args, **kwargs):
+        calls.append(type(args[1]).__name__)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fs_multi_module, "cutting_plane", spy)
+    ds = make("digits-9vr").split()
+    FSMulti(B=3, max_outer=2).fit(ds.X, ds.y)
+    assert calls == ["BundleMaster"]
+
+
+def test_first_block_scores_start_from_minus_y():
+    ds = make("text-like", n_samples=400, n_features=800)
+    est = FSMulti(B=5, max_outer=1, fit_intercept=False).fit(ds.X, ds.y)
+    y = np.where(ds.y == est.classes_[1], 1.0, -1.0)
+    scores = np.asarray(ds.X.T @ y).ravel() ** 2
+    expected = np.argsort(-scores, kind="stable")[:5]
+    assert sorted(est.history_[0].info["block"].tolist()) == sorted(expected.tolist())
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_records_bounds_and_certified_gaps(measure):
+    ds = make("text-like", n_samples=600, n_features=1500, seed=3)
+    est = FSMulti(B=8, C=5 * 420, measure=measure, max_outer=4, inner_tol=1e-3).fit(ds.X, ds.y)
+    lowers = [r.lower for r in est.history_]
+    uppers = [r.upper for r in est.history_]
+    assert all(b >= a - 1e-6 for a, b in zip(lowers, lowers[1:]))
+    assert all(b <= a + 1e-6 for a, b in zip(uppers, uppers[1:]))
+    assert all(r.lower <= r.upper + 1e-6 for r in est.history_)
+    for r in est.history_:
+        gaps = r.info["inner_gaps"]
+        assert len(gaps) == r.inner_steps and r.info["K"] >= 2
+        assert np.all(gaps >= -1e-7 * abs(r.objective))  # the solver's precision
+        assert r.info["T"] == r.iteration + 1
+    assert "bundle method" in FSMulti.explain(est.history_[-1])
+
+
+def test_f1_training_beats_hamming_on_f1_for_imbalanced_text():
+    ds = make("text-like", n_samples=2000, n_features=5000, seed=0)
+    f1s = {}
+    for measure in ("f1", "hamming"):
+        est = FSMulti(B=10, C=5 * 2000, measure=measure).fit(ds.X, ds.y)
+        f1s[measure] = est.n_selected_, (est.predict(ds.X_test) == 1)
+    from explorer.metrics import f1
+
+    assert f1(ds.y_test, np.where(f1s["f1"][1], 1, -1)) > \
+        f1(ds.y_test, np.where(f1s["hamming"][1], 1, -1))
+
+
+def test_rec_at_k_defaults_and_ignores_the_intercept():
+    ds = make("digits-9vr").split()
+    est = FSMulti(B=5, measure="rec@k", max_outer=3).fit(ds.X, ds.y)
+    assert est.k_ == 2 * int(np.sum(ds.y == 1))
+    assert est.intercept_ == 0.0
+    assert FSMulti().C is None and est.C_ == pytest.approx(0.1 * ds.X.shape[0])
+
+
+def test_multiclass_one_vs_rest_with_macro_measures():
+    ds = make("wine").split(seed=0)
+    X = (ds.X - ds.X.mean(0)) / ds.X.std(0)
+    Xt = (ds.X_test - ds.X.mean(0)) / ds.X.std(0)
+    est = FSMulti(B=3, C=50.0, measure="f1").fit(X, ds.y)
+    assert est.coef_.shape == (3, 13)
+    assert macro_f1(ds.y_test, est.predict(Xt)) > 0.8
+
+
+def test_warm_start_reuses_the_selection():
+    ds = make("text-like", n_samples=600, n_features=1500, seed=3)
+    est = FSMulti(B=8, C=2000, warm_start=True).fit(ds.X, ds.y)
+    first = set(est.selected_features_)
+    est.set_params(B=6).fit(ds.X, ds.y)
+    assert est.history_[0].info["n_blocks"] > 1  # the previous selection came back as blocks
+    assert len(first & set(est.selected_features_)) >= len(first) // 2

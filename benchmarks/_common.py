@@ -44,6 +44,16 @@ def median_time(fn, repeats: int = 3):
     return statistics.median(times), result
 
 
+def timed_fit(estimator, X, y, repeats: int = 1, **fit_kwargs):
+    """(median seconds, fitted estimator) of ``estimator.fit(X, y)`` over ``repeats`` runs."""
+    times = []
+    for _ in range(max(1, repeats)):
+        start = time.perf_counter()
+        estimator.fit(X, y, **fit_kwargs)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), estimator
+
+
 def xts_pass_time(X, repeats: int = 5) -> float:
     """Median time of one pass Xᵀs over X (the physical unit)."""
     from explorer.kernels import xts

@@ -81,7 +81,7 @@ class FGM(BaseSelector):
                 "new block, re-solves the ℓ1²-regularised master by APG and recovers α from "
                 "the training errors.")
     param_specs = (
-        ParamSpec("B", "B (features per block)", 10, "int", 1, 2000, log=True,
+        ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
                   help="candidates added per cutting-plane iteration"),
         ParamSpec("C", "C", 10.0, "float", 1e-3, 1e4, log=True, help="loss trade-off"),
         ParamSpec("loss", "loss", "squared_hinge", "choice",

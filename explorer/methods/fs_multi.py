@@ -84,7 +84,7 @@ class FSMulti(BaseSelector):
     teaching = ("Each outer iteration adds the B features that best explain the current most "
                 "violated labelings, then a bundle method re-optimises the measure's loss.")
     param_specs = (
-        ParamSpec("B", "B (features per block)", 10, "int", 1, 2000, log=True,
+        ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
                   help="features added per cutting-plane iteration"),
         ParamSpec("C", "C", None, "float", 1e-3, 1e7, log=True, nullable=True,
                   help="None: the paper's C = 0.1·n"),

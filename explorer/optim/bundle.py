@@ -43,6 +43,10 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
     W, K = Pmat.shape
     T = len(bounds)
     R = float(R) if fit_intercept else 0.0
+    # Solve for α' = α/C (Σα' ≤ 1): the objective is divided by C and the cones carry √C·G,
+    # which keeps the numbers near 1 whatever C is (C = 0.1·n … 5·n in the paper).
+    C = float(C)
+    scale = np.sqrt(C)
     # variables x = [α (K), θ, τ]; minimise θ + Rτ − qᵀα
     n_var = K + 2
     i_theta, i_tau = K, K + 1
@@ -57,7 +61,7 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
     add(-sp.eye(K, n_var, format="csr"), np.zeros(K), clarabel.NonnegativeConeT(K))
     total = np.zeros((1, n_var))
     total[0, :K] = 1.0
-    add(sp.csr_matrix(total), np.array([C]), clarabel.NonnegativeConeT(1))
+    add(sp.csr_matrix(total), np.array([1.0]), clarabel.NonnegativeConeT(1))
     # τ ≥ |βᵀα|: τ − βᵀα ≥ 0 and τ + βᵀα ≥ 0
     box = np.zeros((2, n_var))
     box[0, :K], box[0, i_tau] = np.asarray(beta, float), -1.0
@@ -74,7 +78,7 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
         cone = np.zeros((r + 2, n_var))
         cone[0, i_theta] = -1.0
         cone[1, i_theta] = -1.0
-        cone[2:, :K] = -np.sqrt(2.0) * G
+        cone[2:, :K] = -np.sqrt(2.0) * scale * G
         add(sp.csr_matrix(cone), np.concatenate([[1.0, -1.0], np.zeros(r)]),
             clarabel.SecondOrderConeT(r + 2))
     A = sp.vstack(rows, format="csc")
@@ -97,7 +101,7 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
         raise RuntimeError(f"the cut problem was not solved ({status})")
     x = np.asarray(sol.x)
     z = np.asarray(sol.z)
-    alpha = np.maximum(x[:K], 0.0)
+    alpha = C * np.maximum(x[:K], 0.0)
     # duals: [K nonneg | 1 total | 2 box | cones (r_t + 2 each)]
     offset = K + 1
     nu_minus, nu_plus = z[offset], z[offset + 1]
@@ -112,7 +116,7 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
     coef = np.empty(W)
     for t, (a, b) in enumerate(bounds):
         coef[a:b] = -mu[t] * g[a:b]
-    value = -float(sol.obj_val)
+    value = -C * float(sol.obj_val)
     return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
 
 

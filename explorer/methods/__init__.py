@@ -11,11 +11,12 @@ from .base import (
 )
 from .baselines import L1SVM, FisherSVM, L1LogReg, LassoSelector, RFESelector
 from .fgm import FGM
+from .fs_manifold import FSManifold
 from .fs_multi import FSMulti
 from .fsa import FSA
 
 __all__ = [
-    "FGM", "FSA", "FSMulti", "L1SVM", "REGISTRY", "BaseSelector", "FisherSVM", "IterationRecord",
-    "L1LogReg", "LassoSelector", "ParamSpec", "RFESelector", "Recorder", "get_method",
-    "register",
+    "FGM", "FSA", "FSManifold", "FSMulti", "L1SVM", "REGISTRY", "BaseSelector", "FisherSVM",
+    "IterationRecord", "L1LogReg", "LassoSelector", "ParamSpec", "RFESelector", "Recorder",
+    "get_method", "register",
 ]

@@ -1,0 +1,157 @@
+"""FS-Manifold on the paper's digit pairs, with the controls that separate a manifold effect
+from a rescaled C (Xu et al., Figs. 2–4).
+
+Sections (``--only``):
+  digits  pairs 2v3, 3v8, 4v7 (all ≈360 images of each pair), 6/10/20/40 labels, m ∈ {10, 20},
+          ``--trials`` random labelings, transductive (test = the unlabeled rows) and
+          semi-supervised (half the unlabeled rows are new test rows). Test accuracy of a linear
+          SVM on the m selected features for: FS-Manifold τ = 0.5 (unnormalised Laplacian,
+          ρ = 10, the paper's setting), τ = 0.5 with the normalised Laplacian and ρ = "auto",
+          τ = "auto" (CV), the supervised τ = 0, the control τ = 0 with C·(1−τ)², Fisher, and
+          ℓ1-SVM (C bisected to m non-zeros; when no C reaches m, the free slots are filled by
+          Fisher score). Paired differences against τ = 0 with Wilcoxon p-values.
+  scale   n = 2,000, d = 10,000 sparse text-like: time and peak memory (a d × d float64 matrix
+          alone would be 763 MiB).
+
+Run: ``.venv/bin/python benchmarks/bench_fs_manifold.py`` (``--quick`` for a smoke run).
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+from _common import Table, parser, save, wanted
+from scipy.stats import wilcoxon
+from sklearn.svm import SVC
+
+from explorer import FSManifold
+from explorer.data import make, make_semi_supervised, make_text_like
+from explorer.methods import L1SVM
+from explorer.methods.baselines import fisher_scores
+
+
+def _svm_accuracy(ds, cols):
+    svm = SVC(kernel="linear", C=1.0).fit(ds.X[:, cols], ds.y)
+    return float(np.mean(svm.predict(ds.X_test[:, cols]) == ds.y_test))
+
+
+def _l1_selection(ds, m):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = L1SVM(k=m).fit(ds.X, ds.y)
+    chosen = list(est.selected_features_)
+    if len(chosen) > m:
+        order = np.argsort(-np.abs(est.coef_[chosen]))
+        chosen = list(np.asarray(chosen)[order[:m]])
+    if len(chosen) < m:  # fill-up rule: the best Fisher scores not yet chosen
+        ranked = [j for j in np.argsort(-fisher_scores(ds.X, ds.y)) if j not in chosen]
+        chosen += ranked[: m - len(chosen)]
+    return np.sort(np.asarray(chosen, dtype=int))
+
+
+def _methods():
+    tau = 0.5
+    return [
+        ("FS-M τ=0.5 unnorm ρ=10", dict(tau=tau, rho=10.0)),
+        ("FS-M τ=0.5 norm ρ=auto", dict(tau=tau, rho="auto", laplacian="normalized")),
+        ("FS-M τ=auto norm ρ=auto", dict(tau="auto", rho="auto", laplacian="normalized",
+                                         max_iter=30)),
+        ("τ=0 (supervised)", dict(tau=0.0)),
+        ("τ=0, C·(1−τ)² control", dict(tau=0.0, C=(1 - tau) ** 2)),
+    ]
+
+
+def section_digits(args, tables):
+    pairs = ["digits-2v3"] if args.quick else ["digits-2v3", "digits-3v8", "digits-4v7"]
+    labels = [6, 20] if args.quick else [6, 10, 20, 40]
+    ms = [10] if args.quick else [10, 20]
+    trials = 3 if args.quick else args.trials
+    settings = ["transductive"] if args.quick else ["transductive", "semi-supervised"]
+    names = [n for n, _ in _methods()] + ["Fisher", "ℓ1-SVM (fill-up)"]
+    table = Table(f"Digit pairs: mean test accuracy over {trials} trials "
+                  "(paired difference to τ = 0 and Wilcoxon p in brackets)",
+                  ["pair", "setting", "labels", "m", *names])
+    ratio_rows = []
+    for pair in pairs:
+        base = make(pair)
+        for setting in settings:
+            for n_lab in labels:
+                for m in ms:
+                    accs = {n: [] for n in names}
+                    ratios = {0: [], 1: []}
+                    for trial in range(trials):
+                        ds = make_semi_supervised(base, n_lab, setting=setting,
+                                                  seed=1000 * trial + n_lab)
+                        for i, (name, kw) in enumerate(_methods()):
+                            est = FSManifold(m=m, **kw).fit(ds.X, ds.y,
+                                                            X_unlabeled=ds.X_unlabeled)
+                            accs[name].append(est.score(ds.X_test, ds.y_test))
+                            if i in ratios:
+                                ratios[i].append(est.history_[0].info["manifold_ratio"])
+                        top = np.sort(np.argsort(-fisher_scores(ds.X, ds.y), kind="stable")[:m])
+                        accs["Fisher"].append(_svm_accuracy(ds, top))
+                        accs["ℓ1-SVM (fill-up)"].append(_svm_accuracy(ds, _l1_selection(ds, m)))
+                    ref = np.array(accs["τ=0 (supervised)"])
+                    cells = []
+                    for name in names:
+                        a = np.array(accs[name])
+                        diff = a - ref
+                        if name == "τ=0 (supervised)" or np.allclose(diff, 0):
+                            cells.append(f"{a.mean():.3f}")
+                        else:
+                            p = wilcoxon(a, ref).pvalue if trials >= 6 else float("nan")
+                            cells.append(f"{a.mean():.3f} ({diff.mean():+.3f}, p={p:.2g})")
+                    table.add(pair, setting, n_lab, m, *cells)
+                    if setting == "transductive":
+                        ratio_rows.append((pair, n_lab, m, float(np.mean(ratios[0])),
+                                           float(np.mean(ratios[1]))))
+    ratio_table = Table("Manifold/feature kernel trace ratio at the first iteration (mean)",
+                        ["pair", "labels", "m", "τ=0.5 unnorm ρ=10", "τ=0.5 norm ρ=auto"])
+    for row in ratio_rows:
+        ratio_table.add(*row)
+    tables.extend([table, ratio_table])
+
+
+def section_scale(args, tables):
+    n, d = (500, 3000) if args.quick else (2000, 10000)
+    ds = make_text_like(n_samples=n, n_features=d, n_test=10, seed=0)
+    labeled = np.concatenate([np.flatnonzero(ds.y == 1)[:25], np.flatnonzero(ds.y == -1)[:25]])
+    rest = np.setdiff1d(np.arange(n), labeled)
+    def fit():
+        return FSManifold(m=50, tau=0.5, rho="auto", laplacian="normalized",
+                          max_iter=50).fit(ds.X[labeled], ds.y[labeled], X_unlabeled=ds.X[rest])
+
+    start = time.perf_counter()
+    est = fit()
+    elapsed = time.perf_counter() - start
+    tracemalloc.start()  # a second, slower run only to measure the peak allocation
+    fit()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    table = Table(f"Scale: {n:,} rows ({labeled.size} labeled) × {d:,} sparse features",
+                  ["fit s", "level iterations", "peak traced MiB", "d × d float64 MiB",
+                   "final gap"])
+    table.add(elapsed, est.n_iter_, peak / 2**20, d * d * 8 / 2**20,
+              est.history_[-1].info["gap"])
+    tables.append(table)
+
+
+def main():
+    p = parser(__doc__)
+    p.add_argument("--trials", type=int, default=20)
+
+    args = p.parse_args()
+    tables: list[Table] = []
+    for name, fn in [("scale", section_scale), ("digits", section_digits)]:
+        if wanted(args, name):
+            fn(args, tables)
+    save("fs_manifold" + ("-quick" if args.quick else ""), tables,
+         "python benchmarks/bench_fs_manifold.py" + (" --quick" if args.quick else "") +
+         (f" --trials {args.trials}" if args.trials != 20 else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,315 @@
+"""FS-Manifold — semi-supervised feature selection by manifold regularisation (Xu, King, Lyu &
+Jin, IEEE TNN 2010).
+
+Relaxed problem (12) for a fixed τ: min_{p∈P} max_{α∈Q} φ(p, α) with
+φ(p, α) = αᵀe − ½(α∘y)ᵀ M(p) (α∘y), M(p) = (1−τ)² X_l diag(p) X_lᵀ + (τ²/ρ) H,
+P = {p ∈ [0,1]^d : Σp = m}, Q = {α ∈ [0,C]^l : αᵀy = 0}; H = X_l Z⁻¹ X_lᵀ with Z = Xᵀ𝓛X over
+labeled and unlabeled rows (:mod:`explorer.optim.manifold`: Woodbury through n × n Gram
+matrices, never a d × d matrix; ridge semantics documented there).
+
+Algorithm 2 (extended level method): p⁰ = (m/d)e; each iteration solves the SVM dual with
+kernel M(pⁱ) (scikit-learn's SVC, precomputed kernel) → αⁱ; adds the cut φ(p, αⁱ), linear in
+p with slope −½(1−τ)²(X_lᵀ(αⁱ∘y))² (the shared Xᵀs scorer); the lower bound is the LP
+min_p max_j φ(p, αʲ), the upper bound min_j φ(pʲ, αʲ); the next p projects pⁱ onto the level
+set at ℓ = λ·upper + (1−λ)·lower through its dual (:mod:`explorer.optim.level`); stop when the
+gap ≤ ``tol``·|upper|. The m largest entries of the p that attains the upper bound are the
+selection; predictions come from a linear hinge-loss SVM (same C) on the labeled rows
+restricted to those m features.
+
+τ = "auto" chooses τ in {0, 0.1, …, 0.9} by cross-validated accuracy on the labeled rows (the
+outer max over τ of eq. 12). τ = 1 is rejected: the kernel would no longer depend on p.
+Scale: with ρ = 10 and an unnormalised Laplacian, (τ²/ρ)H can be hundreds of times smaller
+than the feature term, and τ then only rescales C. ``laplacian="normalized"`` and
+``rho="auto"`` (ρ = tr(H)/tr(X_l diag(p⁰) X_lᵀ), both terms of equal trace at τ = ½) address
+it, and every record carries ``manifold_ratio`` = tr((τ²/ρ)H)/tr((1−τ)² X_l diag(p) X_lᵀ).
+Multi-class: the joint one-against-others form of §IV.C (one α per class, one p).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from .._params import ParamSpec
+from ..kernels import xts
+from ..optim.level import level_projection, lower_bound
+from ..optim.manifold import knn_graph, laplacian, manifold_kernel
+from .base import BaseSelector, Recorder, register
+
+TAU_GRID = tuple(round(0.1 * i, 1) for i in range(10))
+
+
+@register("fs-manifold")
+class FSManifold(BaseSelector):
+    """Semi-supervised selection of m features: margin on the labeled rows, smoothness on the
+    k-NN graph of labeled and unlabeled rows.
+
+    Parameters
+    ----------
+    m : int
+        Number of features selected.
+    tau : float in [0, 1) or "auto"
+        Trade-off between the feature term and the manifold term (0: supervised).
+    rho : float or "auto"
+        Manifold regularisation ρ (paper: 10); "auto" balances the two kernel traces.
+    C : float
+        SVM trade-off.
+    n_neighbors, metric, graph_weights, laplacian
+        The graph: k nearest neighbours (cosine or euclidean), binary or heat weights,
+        unnormalised D − W or symmetric normalised Laplacian.
+    level : float
+        λ of the level set ℓ = λ·upper + (1−λ)·lower (paper: 0.9).
+    max_iter, tol
+        Level-method iterations and relative gap that stops it.
+    """
+
+    display_name = "FS-Manifold"
+    sparsity_param = "m"
+    multiclass = "native"
+    has_bounds = True
+    _fit_params = ("X_unlabeled",)
+    teaching = ("Each iteration solves an SVM with the current feature weights p, adds its "
+                "value as a cut, and moves p to the level set between the bounds.")
+    param_specs = (
+        ParamSpec("m", "m (features)", 20, "int", 1, 100000, log=True,
+                  help="number of features selected"),
+        ParamSpec("tau", "τ (manifold weight)", 0.5, "float", 0.0, 1.0,
+                  help="0: supervised; 'auto': cross-validated",
+                  extra={"allow_strings": ("auto",), "options": TAU_GRID + ("auto",)}),
+        ParamSpec("rho", "ρ", 10.0, "float", 1e-6, 1e9, log=True,
+                  help="manifold regularisation; 'auto' balances the kernel traces",
+                  extra={"allow_strings": ("auto",),
+                         "options": (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, "auto")}),
+        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True, help="SVM trade-off"),
+        ParamSpec("n_neighbors", "neighbours", 20, "int", 1, 500, live=False),
+        ParamSpec("metric", "graph metric", "cosine", "choice",
+                  choices=("cosine", "euclidean"), live=False),
+        ParamSpec("graph_weights", "graph weights", "binary", "choice",
+                  choices=("binary", "heat"), live=False),
+        ParamSpec("laplacian", "Laplacian", "unnormalized", "choice",
+                  choices=("unnormalized", "normalized")),
+        ParamSpec("level", "level λ", 0.9, "float", 0.01, 0.99, live=False),
+        ParamSpec("max_iter", "max iterations", 100, "int", 1, 10000, log=True, live=False),
+        ParamSpec("tol", "gap tolerance", 1e-3, "float", 0.0, 1.0, live=False),
+    )
+
+    def __init__(self, m: int = 20, tau: float | str = 0.5, rho: float | str = 10.0,
+                 C: float = 1.0, n_neighbors: int = 20, metric: str = "cosine",
+                 graph_weights: str = "binary", laplacian: str = "unnormalized",
+                 level: float = 0.9, max_iter: int = 100, tol: float = 1e-3):
+        self.m = m
+        self.tau = tau
+        self.rho = rho
+        self.C = C
+        self.n_neighbors = n_neighbors
+        self.metric = metric
+        self.graph_weights = graph_weights
+        self.laplacian = laplacian
+        self.level = level
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _check_params(self) -> None:
+        if self.tau != "auto" and float(self.tau) >= 1.0:
+            raise ValueError("tau=1 removes the feature term: the kernel no longer depends on "
+                             "p, so no feature can be selected (use tau < 1)")
+
+    # ------------------------------------------------------------------ fit
+    def _fit(self, X, y, recorder: Recorder, X_unlabeled=None, **_):
+        d = X.shape[1]
+        m = int(self.m)
+        if m > d:
+            raise ValueError(f"m={m} is larger than the number of features ({d})")
+        if X_unlabeled is not None:
+            from ..data._validation import as_matrix
+
+            X_unlabeled = as_matrix(X_unlabeled, what="X_unlabeled")
+            if X_unlabeled.shape[1] != d:
+                raise ValueError(f"X_unlabeled has {X_unlabeled.shape[1]} features, X has {d}")
+        Y = self._label_matrix(y)
+        X_all = X if X_unlabeled is None else (
+            sp.vstack([sp.csr_matrix(X), sp.csr_matrix(X_unlabeled)], format="csr")
+            if sp.issparse(X) or sp.issparse(X_unlabeled) else np.vstack([X, X_unlabeled]))
+        W = knn_graph(X_all, self.n_neighbors, self.metric, self.graph_weights)
+        L = laplacian(W, self.laplacian)
+        mk = manifold_kernel(X_all, X.shape[0], L)
+        self.graph_components_ = mk.components
+        self.ridge_ = mk.ridge
+        self._mk = mk
+        rho = self._rho(X, mk.H, m)
+        self.rho_ = rho
+        tau = self.tau
+        if tau == "auto":
+            tau = self._choose_tau(X, y, Y, mk.H, rho, m)
+        self.tau_ = float(tau)
+        self._level_method(X, Y, mk.H, self.tau_, rho, m, recorder)
+        self._final_svm(X, y)
+
+    def _label_matrix(self, y):
+        if np.ndim(y) == 1 and set(np.unique(y)) <= {-1.0, 1.0}:
+            return y[:, None].astype(np.float64)
+        classes = self.classes_
+        return np.where(np.asarray(y)[:, None] == classes[None, :], 1.0, -1.0)
+
+    def _rho(self, X, H, m):
+        if self.rho != "auto":
+            return float(self.rho)
+        p0 = np.full(X.shape[1], m / X.shape[1])
+        feature_trace = float(_weighted_gram(X, p0).trace())
+        return max(float(np.trace(H)), 1e-300) / max(feature_trace, 1e-300)
+
+    # ------------------------------------------------------------------ Alg. 2
+    def _level_method(self, X, Y, H, tau, rho, m, recorder):
+        d = X.shape[1]
+        p = np.full(d, m / d)
+        cuts_c, cuts_g = [], []
+        upper, lower = np.inf, -np.inf
+        best_p = p
+        a2, b2 = (1.0 - tau) ** 2, tau**2 / rho
+        for _ in range(int(self.max_iter)):
+            K_p = _weighted_gram(X, p)
+            M = a2 * K_p + b2 * H
+            value, c, g, alphas = 0.0, 0.0, np.zeros(d), []
+            for k in range(Y.shape[1]):
+                yk = Y[:, k]
+                alpha = _svm_dual(M, yk, float(self.C))
+                s = alpha * yk
+                quad_H = float(s @ H @ s)
+                v = xts(X, s)                      # X_lᵀ(α∘y): the shared scorer
+                g_k = 0.5 * a2 * v * v
+                c_k = float(alpha.sum()) - 0.5 * b2 * quad_H
+                value += c_k - float(g_k @ p)
+                c += c_k
+                g += g_k
+                alphas.append(alpha)
+            cuts_c.append(c)
+            cuts_g.append(g)
+            if value < upper:
+                upper, best_p = value, p.copy()
+            lb, _ = lower_bound(np.array(cuts_c), np.vstack(cuts_g), m)
+            lower = max(lower, lb)
+            gap = upper - lower
+            ratio = b2 * float(np.trace(H)) / max(a2 * float(K_p.trace()), 1e-300) \
+                if a2 > 0 else np.inf
+            self._store(best_p, m)
+            top = np.argsort(-best_p, kind="stable")[:m]
+            go_on = recorder.emit(
+                objective=value, n_selected=m, selected=np.sort(top), inner_steps=1,
+                lower=lower, upper=upper,
+                info={"gap": gap, "manifold_ratio": ratio, "tau": tau, "rho": rho,
+                      "p_top": best_p[top].copy(), "weights": best_p[np.sort(top)],
+                      "level": self.level * upper + (1 - self.level) * lower})
+            if not go_on or gap <= self.tol * max(abs(upper), 1e-12):
+                break
+            ell = self.level * upper + (1.0 - self.level) * lower
+            p = level_projection(p, np.array(cuts_c), np.vstack(cuts_g), ell, m)
+        self.p_ = best_p
+        self.lower_bound_, self.upper_bound_ = lower, upper
+
+    def _store(self, p, m):
+        top = np.argsort(-p, kind="stable")[:m]
+        support = np.zeros(p.size, dtype=bool)
+        support[top] = True
+        self.support_ = support
+        self.p_ = p
+        # a usable model at every iteration (the final SVM replaces these weights)
+        if not hasattr(self, "coef_") or np.shape(self.coef_)[-1] != p.size:
+            self.coef_ = np.zeros(p.size)
+            self.intercept_ = 0.0
+
+    # ------------------------------------------------------------------ τ by CV
+    def _choose_tau(self, X, y, Y, H, rho, m):
+        from sklearn.model_selection import StratifiedKFold
+
+        labels = np.asarray(y)
+        _, counts = np.unique(labels, return_counts=True)
+        folds = int(min(5, counts.min()))
+        if folds < 2:
+            self.tau_scores_ = {}
+            return 0.0
+        splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=0)
+        scores = {}
+        for tau in TAU_GRID:
+            correct = 0
+            for train, test in splitter.split(np.zeros(len(labels)), labels):
+                probe = FSManifold(**{**self.get_params(), "tau": tau, "rho": rho,
+                                      "max_iter": min(int(self.max_iter), 30)})
+                probe.classes_ = self.classes_
+                probe.n_features_in_ = self.n_features_in_
+                Ht = H[np.ix_(train, train)]
+                C = np.eye(train.size) - 1.0 / train.size
+                probe._level_method(X[train], Y[train], C @ Ht @ C, tau, rho, m,
+                                    Recorder(None))
+                probe._final_svm(X[train], labels[train])
+                scores_ = probe._decision_binary(X[test])
+                if scores_.ndim == 1:  # binary: labels are ±1 here
+                    predicted = np.where(scores_ > 0, 1.0, -1.0)
+                else:
+                    predicted = np.unique(labels)[np.argmax(scores_, axis=1)]
+                correct += int(np.sum(predicted == labels[test]))
+            scores[tau] = correct / len(labels)
+        self.tau_scores_ = scores
+        best = max(scores.values())
+        return min(t for t, s in scores.items() if s == best)  # ties: the smaller τ
+
+    # ------------------------------------------------------------------ prediction
+    def _final_svm(self, X, y):
+        cols = np.flatnonzero(self.support_)
+        Xs = X[:, cols]
+        labels = np.asarray(y)
+        classes = np.unique(labels)
+        targets = [labels == classes[1]] if len(classes) == 2 else \
+            [labels == c for c in classes]
+        coefs, intercepts = [], []
+        for target in targets:
+            svm = SVC(kernel="linear", C=float(self.C))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                svm.fit(Xs, np.where(target, 1, -1))
+            w = np.zeros(X.shape[1])
+            w[cols] = np.asarray(svm.coef_.toarray() if sp.issparse(svm.coef_) else svm.coef_
+                                 ).ravel()
+            coefs.append(w)
+            intercepts.append(float(svm.intercept_[0]))
+        if len(classes) == 2:
+            self.coef_, self.intercept_ = coefs[0], intercepts[0]
+        else:
+            self.coef_, self.intercept_ = np.vstack(coefs), np.array(intercepts)
+
+    @staticmethod
+    def explain(record) -> str:
+        info = record.info
+        return (f"Iteration {record.iteration + 1}: the SVM with kernel M(p) gave "
+                f"φ = {record.objective:.5g}; its cut enters the model of max_α φ(p, α). "
+                f"Bounds [{record.lower:.5g}, {record.upper:.5g}], gap {info['gap']:.3g}; p "
+                f"moves to the level set ℓ = {info['level']:.5g}. Manifold/feature kernel "
+                f"trace ratio {info['manifold_ratio']:.3g} (τ = {info['tau']:g}, "
+                f"ρ = {info['rho']:.3g}); the top {record.n_selected} features are selected.")
+
+    @classmethod
+    def sweep_values(cls, X, y, n_points: int = 10):
+        d = X.shape[1]
+        return sorted({int(v) for v in np.geomspace(1, max(1, d // 2), n_points)})
+
+
+def _weighted_gram(X, p) -> np.ndarray:
+    """X diag(p) Xᵀ (dense l × l), sparse-safe."""
+    if sp.issparse(X):
+        return np.asarray((X.multiply(p[None, :]) @ X.T).toarray())
+    return (X * p[None, :]) @ X.T
+
+
+def _svm_dual(K: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
+    """α of the SVM dual max αᵀe − ½(α∘y)ᵀK(α∘y), 0 ≤ α ≤ C, αᵀy = 0 (libsvm, tight tol)."""
+    svm = SVC(kernel="precomputed", C=C, tol=1e-8, max_iter=10**7)
+    K = 0.5 * (K + K.T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(K, y)
+    alpha = np.zeros(len(y))
+    alpha[svm.support_] = np.abs(svm.dual_coef_.ravel())
+    return alpha

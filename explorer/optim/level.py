@@ -1,0 +1,89 @@
+"""Pieces of the (extended) level method over P = {p ∈ [0,1]^d : Σp = m} (FS-Manifold, Alg. 2;
+Lemaréchal, Nemirovskii & Nesterov's level method as used by Xu et al. for MKL).
+
+The cutting-plane model is g(p) = max_j (c_j − G_j·p) (each cut is the objective at a past
+α, linear in p). Three small problems:
+
+* :func:`lower_bound` — min_{p∈P} g(p), a linear program (scipy's HiGHS);
+* :func:`level_projection` — the projection of the current p onto the level set
+  {p ∈ P : g(p) ≤ ℓ}, solved through its dual over the few cut multipliers ν ≥ 0: for fixed ν
+  the minimiser is p(ν) = Π_P(p₀ + ½ Gᵀν), a projection onto the capped simplex;
+* :func:`project_capped_simplex` — Π_P by bisection on the shift.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog, minimize
+
+
+def project_capped_simplex(v: np.ndarray, m: float, iters: int = 100) -> np.ndarray:
+    """argmin_p ‖p − v‖² over {0 ≤ p ≤ 1, Σp = m}: p = clip(v − θ, 0, 1), θ by bisection."""
+    v = np.asarray(v, dtype=np.float64)
+    d = v.size
+    if not 0 <= m <= d:
+        raise ValueError(f"m={m} must lie in [0, {d}]")
+    lo, hi = float(v.min() - 1.0), float(v.max())
+    for _ in range(iters):
+        theta = 0.5 * (lo + hi)
+        total = np.clip(v - theta, 0.0, 1.0).sum()
+        if total > m:
+            lo = theta
+        else:
+            hi = theta
+        if hi - lo < 1e-15 * max(1.0, abs(theta)):
+            break
+    p = np.clip(v - 0.5 * (lo + hi), 0.0, 1.0)
+    # exact total: spread the tiny remainder over the free coordinates
+    free = (p > 0) & (p < 1)
+    if free.any():
+        p[free] += (m - p.sum()) / free.sum()
+        p = np.clip(p, 0.0, 1.0)
+    return p
+
+
+def lower_bound(c: np.ndarray, G: np.ndarray, m: float) -> tuple[float, np.ndarray]:
+    """min_{p∈P} max_j (c_j − G_j·p): the level method's lower bound (an LP with HiGHS)."""
+    c = np.asarray(c, dtype=np.float64)
+    G = np.atleast_2d(np.asarray(G, dtype=np.float64))
+    k, d = G.shape
+    # variables [p (d), t]; minimise t s.t. c_j − G_j·p − t ≤ 0, Σp = m, 0 ≤ p ≤ 1
+    obj = np.zeros(d + 1)
+    obj[-1] = 1.0
+    A_ub = np.hstack([-G, -np.ones((k, 1))])
+    b_ub = -c
+    A_eq = np.zeros((1, d + 1))
+    A_eq[0, :d] = 1.0
+    bounds = [(0.0, 1.0)] * d + [(None, None)]
+    res = linprog(obj, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[m], bounds=bounds,
+                  method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"the lower-bound LP failed: {res.message}")
+    return float(res.fun), res.x[:d]
+
+
+def level_projection(p0: np.ndarray, c: np.ndarray, G: np.ndarray, level: float, m: float,
+                     tol: float = 1e-10) -> np.ndarray:
+    """argmin_{p∈P} ‖p − p₀‖² s.t. c_j − G_j·p ≤ ℓ for every cut j (eq. 27), by its dual.
+
+    D(ν) = ‖p(ν) − p₀‖² + Σ_j ν_j (c_j − G_j·p(ν) − ℓ) with p(ν) = Π_P(p₀ + ½Gᵀν) is concave
+    and smooth; it is maximised over ν ≥ 0 by L-BFGS-B (one variable per cut, few active).
+    """
+    p0 = np.asarray(p0, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    G = np.atleast_2d(np.asarray(G, dtype=np.float64))
+    viol = c - G @ p0 - level
+    if np.all(viol <= 0):
+        return p0.copy()
+
+    def negative_dual(nu):
+        p = project_capped_simplex(p0 + 0.5 * (G.T @ nu), m)
+        slack = c - G @ p - level
+        value = float(np.sum((p - p0) ** 2) + nu @ slack)
+        return -value, -slack
+
+    nu0 = np.zeros(c.size)
+    res = minimize(negative_dual, nu0, jac=True, method="L-BFGS-B",
+                   bounds=[(0.0, None)] * c.size,
+                   options={"ftol": tol, "gtol": tol, "maxiter": 2000})
+    return project_capped_simplex(p0 + 0.5 * (G.T @ res.x), m)

@@ -109,8 +109,23 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def save(name: str, tables: list[Table], command: str, notes: str = "") -> Path:
+def save(name: str, tables: list[Table], command: str | None = None, notes: str = "") -> Path:
+    """Write the tables to ``results/<name>.md`` with the exact command line that produced them
+    (``results/<name>-<sections>.md`` for a ``--only`` run, so a partial run never overwrites
+    the full one). ``command`` is ignored: the header always carries the real argv."""
     RESULTS.mkdir(exist_ok=True)
+    script = Path(sys.argv[0]).resolve()
+    try:
+        script = script.relative_to(RESULTS.parents[1])
+    except ValueError:
+        pass
+    argv = sys.argv[1:]
+    command = " ".join(["python", script.as_posix(), *argv])
+    only = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--only"), None)
+    if only is None:
+        only = next((a.split("=", 1)[1] for a in argv if a.startswith("--only=")), None)
+    if only:
+        name = f"{name}-{only.replace(',', '+')}"
     header = (f"<!-- produced by `{command}` on {time.strftime('%Y-%m-%d')}, "
               f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores -->\n")
     body = "\n\n".join(t.markdown() for t in tables)

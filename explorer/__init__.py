@@ -6,11 +6,20 @@ dashboard lives in :mod:`explorer.ui` and is imported only when asked for.
 """
 
 from .data import DataError, Dataset, catalogue, load
-from .methods import FGM, FSA, REGISTRY, FSManifold, FSMulti, IterationRecord, get_method
+from .methods import (
+    FGM,
+    FSA,
+    REGISTRY,
+    FSManifold,
+    FSMulti,
+    GrFL,
+    IterationRecord,
+    get_method,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "FGM", "FSA", "FSManifold", "FSMulti", "REGISTRY", "DataError", "Dataset",
+    "FGM", "FSA", "FSManifold", "FSMulti", "GrFL", "REGISTRY", "DataError", "Dataset",
     "IterationRecord", "catalogue", "get_method", "load",
 ]

@@ -35,7 +35,7 @@ def _load_session(path: Path) -> dict:
 
 def run(args) -> int:
     from .data import DataError, catalogue, load
-    from .experiments import check_compatible
+    from .experiments import check_compatible, fit_kwargs
     from .methods import REGISTRY
     from .metrics import evaluate, metrics_for, recovery
     from .viz import selected_table
@@ -69,15 +69,7 @@ def run(args) -> int:
         check_compatible(method, dataset)
         split = dataset.split(test_size=0.3, seed=0)
         estimator = cls(**params)
-        fit_kwargs = {}
-        if "groups" in getattr(cls, "_fit_params", ()) and split.groups is not None:
-            fit_kwargs["groups"] = split.groups
-        if "X_unlabeled" in getattr(cls, "_fit_params", ()) and split.X_unlabeled is not None:
-            fit_kwargs["X_unlabeled"] = split.X_unlabeled
-        if "query" in getattr(cls, "_fit_params", ()) and split.query is not None \
-                and params.get("loss") == "ranking":
-            fit_kwargs["query"] = split.query
-        estimator.fit(split.X, split.y, **fit_kwargs)
+        estimator.fit(split.X, split.y, **fit_kwargs(estimator, split))
     except (DataError, ValueError) as exc:
         print(f"explorer: {exc}", file=sys.stderr)
         return 2

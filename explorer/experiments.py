@@ -30,16 +30,28 @@ def _resolve(method):
     raise TypeError("method must be a registered name or an estimator class")
 
 
+def fit_kwargs(estimator, dataset: Dataset) -> dict:
+    """The side information of ``dataset`` that ``estimator.fit`` accepts: feature groups,
+    query ids (for the ranking loss), unlabelled rows, the image shape."""
+    accepted = set(getattr(estimator, "_fit_params", ()))
+    out = {}
+    if "groups" in accepted and dataset.groups is not None:
+        out["groups"] = dataset.groups
+    if "query" in accepted and dataset.query is not None and \
+            estimator.get_params().get("loss") == "ranking":
+        out["query"] = dataset.query
+    if "X_unlabeled" in accepted and dataset.X_unlabeled is not None:
+        out["X_unlabeled"] = dataset.X_unlabeled
+    if "image_shape" in accepted and dataset.image_shape is not None:
+        out["image_shape"] = dataset.image_shape
+    return out
+
+
 def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callback=None) -> dict:
     """Fit one configuration on the training part and score it on the test part."""
     est = cls(**params)
-    fit_kwargs = {}
-    if dataset.X_unlabeled is not None and "X_unlabeled" in _fit_arguments(cls):
-        fit_kwargs["X_unlabeled"] = dataset.X_unlabeled
-    if dataset.query is not None and "query" in _fit_arguments(cls):
-        fit_kwargs["query"] = dataset.query
     start = time.perf_counter()
-    est.fit(dataset.X, dataset.y, callback=callback, **fit_kwargs)
+    est.fit(dataset.X, dataset.y, callback=callback, **fit_kwargs(est, dataset))
     wall = time.perf_counter() - start
     row = {
         "method": cls.registry_name or cls.__name__,
@@ -76,12 +88,6 @@ def check_compatible(method, dataset: Dataset) -> None:
     elif task == "regression" and dataset.task == "classification":
         raise DataError(f"{cls.display_name or cls.__name__} with these settings is a "
                         "regressor but the target holds class labels", source=source)
-
-
-def _fit_arguments(cls) -> set[str]:
-    import inspect
-
-    return set(inspect.signature(cls.fit).parameters)
 
 
 def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10,

@@ -183,3 +183,48 @@ def cut_problem_reference(Pmat, q, beta, bounds, C, R, fit_intercept=True):
     A, bvec, cones = rows.matrices()
     x, obj = _solve(P, qv, A, bvec, cones)
     return x[:W], float(x[ib]), float(obj)
+
+
+def group_lasso_reference(Phi, Y, groups, loss, lam, q_is_2=True):
+    """min Σ_t Σ_i L + λ Σ_g ‖W_g‖₂ (+ free b_t) for squared hinge / squared losses, as an
+    SOCP: t_i ≥ max(0, 1 − y f)² via rotated cones; group norms via SOC."""
+    n, c = Phi.shape
+    T = Y.shape[1]
+    iw, ib = 0, c * T
+    ie = ib + T               # slack e_{i,t} (hinge part) or residual
+    it = ie + n * T           # squared terms s_{i,t} ≥ e²
+    ig = it + n * T           # group norm bounds
+    nvar = ig + len(groups)
+    qv = np.zeros(nvar)
+    qv[it:it + n * T] = 1.0
+    qv[ig:] = lam
+    rows = _Rows(nvar)
+
+    def wvar(j, t):
+        return iw + j * T + t
+
+    for t in range(T):
+        for i in range(n):
+            e = ie + i * T + t
+            f = {wvar(j, t): Phi[i, j] for j in range(c)}
+            f[ib + t] = 1.0
+            if loss == "squared_hinge":
+                # e ≥ 1 − y f, e ≥ 0
+                rows.add([{**{k: -Y[i, t] * v for k, v in f.items()}, e: -1.0}], [-1.0],
+                         clarabel.NonnegativeConeT(1))
+                rows.add([{e: -1.0}], [0.0], clarabel.NonnegativeConeT(1))
+            else:
+                # e = y − f
+                rows.add([{**f, e: 1.0}], [Y[i, t]], clarabel.ZeroConeT(1))
+            s = it + i * T + t
+            # s ≥ e² ⇔ ‖(2e, s − 1)‖ ≤ s + 1
+            rows.add([{s: -1.0}, {e: -2.0}, {s: -1.0}], [1.0, 0.0, -1.0],
+                     clarabel.SecondOrderConeT(3))
+    for k, g in enumerate(groups):
+        entries = [{wvar(j, t): -1.0} for j in g for t in range(T)]
+        rows.add([{ig + k: -1.0}] + entries, [0.0] * (len(entries) + 1),
+                 clarabel.SecondOrderConeT(len(entries) + 1))
+    A, b, cones = rows.matrices()
+    x, obj = _solve(sp.csc_matrix((nvar, nvar)), qv, A, b, cones)
+    W = x[:c * T].reshape(c, T)
+    return W, x[ib:ib + T], float(obj)

@@ -6,9 +6,11 @@ piecewise-linear basis for FSA live next to them.
 """
 
 from ._base import Columns, FeatureSpace
+from ._generated import FixedFamily, FourierFamily, GaborFamily, median_bandwidth
 from ._linear import LinearSpace, tree_parents
 from ._nonlinear import BinnedSpace, Poly2Space
 from ._piecewise import PiecewiseLinearBasis, second_difference
 
-__all__ = ["BinnedSpace", "Columns", "FeatureSpace", "LinearSpace", "PiecewiseLinearBasis",
-           "Poly2Space", "second_difference", "tree_parents"]
+__all__ = ["BinnedSpace", "Columns", "FeatureSpace", "FixedFamily", "FourierFamily", "GaborFamily",
+           "LinearSpace", "PiecewiseLinearBasis", "Poly2Space", "median_bandwidth",
+           "second_difference", "tree_parents"]

@@ -50,3 +50,16 @@ def pl_design(bins, frac, n_basis) -> np.ndarray:
         U[rows, j * n_basis + bins[:, j]] += 1.0 - frac[:, j]
         U[rows, j * n_basis + bins[:, j] + 1] += frac[:, j]
     return U
+
+
+def lp_ball_projection(v, radius: float, p: float) -> np.ndarray:
+    """Projection onto the ℓ_p ball by a generic bounded minimiser (the numba kernel's twin)."""
+    from scipy.optimize import minimize
+
+    v = np.asarray(v, dtype=np.float64)
+    if np.sum(np.abs(v) ** p) ** (1 / p) <= radius:
+        return v.copy()
+    cons = {"type": "ineq", "fun": lambda x: radius ** p - np.sum(np.abs(x) ** p)}
+    res = minimize(lambda x: 0.5 * np.sum((x - v) ** 2), v * 0.5, constraints=[cons],
+                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    return res.x

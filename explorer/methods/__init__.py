@@ -14,9 +14,10 @@ from .fgm import FGM
 from .fs_manifold import FSManifold
 from .fs_multi import FSMulti
 from .fsa import FSA
+from .grfl import GrFL
 
 __all__ = [
-    "FGM", "FSA", "FSManifold", "FSMulti", "L1SVM", "REGISTRY", "BaseSelector", "FisherSVM",
+    "FGM", "FSA", "FSManifold", "FSMulti", "GrFL", "L1SVM", "REGISTRY", "BaseSelector", "FisherSVM",
     "IterationRecord", "L1LogReg", "LassoSelector", "ParamSpec", "RFESelector", "Recorder",
     "get_method", "register",
 ]

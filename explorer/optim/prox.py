@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels._numba import lp_ball_projection
+
 
 def l1_squared_block_scales(norms: np.ndarray, step: float) -> np.ndarray:
     """Scales c_t ≥ 0 of the Moreau projection of ½(Σ_t‖ω_t‖)² (Alg. 3 of Tan et al., FGM).
@@ -74,34 +76,6 @@ def prox_group_lq(V: np.ndarray, threshold: float, q: float) -> np.ndarray:
 
 
 def project_lq_ball(v: np.ndarray, radius: float, p: float) -> np.ndarray:
-    """Euclidean projection of v onto {x : ‖x‖_p ≤ radius}, 1 < p < ∞ (bisection on λ).
-
-    KKT: x_i = sign(v_i)·z_i with z_i + λ p z_i^{p−1} = |v_i| (solved per coordinate by
-    Newton/bisection) and λ chosen so that ‖x‖_p = radius.
-    """
-    a = np.abs(np.asarray(v, dtype=np.float64))
-    if radius <= 0:
-        return np.zeros_like(a)
-    if np.sum(a**p) ** (1.0 / p) <= radius:
-        return np.asarray(v, dtype=np.float64).copy()
-
-    def z_of(lam):
-        lo = np.zeros_like(a)
-        hi = a.copy()
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            f = mid + lam * p * mid ** (p - 1.0) - a
-            lo = np.where(f < 0, mid, lo)
-            hi = np.where(f < 0, hi, mid)
-        return 0.5 * (lo + hi)
-
-    lam_lo, lam_hi = 0.0, 1.0
-    while np.sum(z_of(lam_hi) ** p) ** (1.0 / p) > radius:
-        lam_hi *= 2.0
-    for _ in range(60):
-        lam = 0.5 * (lam_lo + lam_hi)
-        if np.sum(z_of(lam) ** p) ** (1.0 / p) > radius:
-            lam_lo = lam
-        else:
-            lam_hi = lam
-    return np.sign(v) * z_of(lam_hi)
+    """Euclidean projection of v onto {x : ‖x‖_p ≤ radius}, 1 < p < ∞ (a 1-D root find on the
+    multiplier, numba kernel :func:`explorer.kernels._numba.lp_ball_projection`)."""
+    return lp_ball_projection(np.ascontiguousarray(v, dtype=np.float64), float(radius), float(p))

@@ -22,7 +22,7 @@ from sklearn.base import clone
 from .. import metrics as M
 from .._params import ParamSpec
 from ..data import DataError, Dataset, catalogue, entry, load
-from ..experiments import check_compatible
+from ..experiments import check_compatible, fit_kwargs
 from ..methods import REGISTRY, get_method
 from ._worker import FitRequest, FitWorker, SweepWorker
 
@@ -241,19 +241,6 @@ class ExplorerState(param.Parameterized):
         return True
 
     # ================================================================= fitting
-    def _fit_kwargs(self) -> dict:
-        cls = self.method_class
-        kwargs = {}
-        accepted = set(getattr(cls, "_fit_params", ()))
-        if "groups" in accepted and self.data.groups is not None:
-            kwargs["groups"] = self.data.groups
-        if "query" in accepted and self.data.query is not None \
-                and self.current_params().get("loss") == "ranking":
-            kwargs["query"] = self.data.query
-        if "X_unlabeled" in accepted and self.data.X_unlabeled is not None:
-            kwargs["X_unlabeled"] = self.data.X_unlabeled
-        return kwargs
-
     def _make_estimator(self):
         cls = self.method_class
         params = self.current_params()
@@ -286,7 +273,8 @@ class ExplorerState(param.Parameterized):
         self.running = True
         self.paused = False
         self._fit_started = time.perf_counter()
-        request = FitRequest(self._token, make, self.data.X, self.data.y, self._fit_kwargs(),
+        request = FitRequest(self._token, make, self.data.X, self.data.y,
+                             fit_kwargs(estimator, self.data),
                              stepping=stepping)
         if self._worker is None:
             raise RuntimeError("this state was created without a worker")

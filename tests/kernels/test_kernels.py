@@ -73,3 +73,19 @@ def test_poly2_block_kernel_matches_reference():
     count = _numba.poly2_block_scores(np.ascontiguousarray(G), 0, 1.0, np.sqrt(2), out)
     expected = ref.poly2_scores(X, s, gamma=1.0, r=1.0)[7:]
     np.testing.assert_allclose(out[:count], expected)
+
+
+@pytest.mark.parametrize("p", [1.2, 1.5, 2.0, 3.0, 6.0])
+@pytest.mark.parametrize("seed", range(3))
+def test_lp_ball_projection_matches_a_generic_minimiser(p, seed):
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=7) * rng.uniform(0.1, 5)
+    v[seed] = 0.0
+    radius = 0.4 * np.sum(np.abs(v) ** p) ** (1 / p)
+    got = _numba.lp_ball_projection(v, radius, p)
+    assert np.sum(np.abs(got) ** p) ** (1 / p) == pytest.approx(radius, rel=1e-10)
+    np.testing.assert_allclose(got, ref.lp_ball_projection(v, radius, p), atol=1e-5)
+    if p == 2.0:
+        np.testing.assert_allclose(got, v * radius / np.linalg.norm(v), atol=1e-12)
+    inside = v * 0.3 / np.sum(np.abs(v) ** p) ** (1 / p)
+    np.testing.assert_array_equal(_numba.lp_ball_projection(inside, 0.5, p), inside)

@@ -235,3 +235,24 @@ def test_close_stops_the_worker(state):
     state.close()
     assert not state._worker._thread.is_alive() or state._worker._closed
     assert np.isfinite(1.0)
+
+
+def test_grfl_gabor_gets_the_image_shape_and_warm_starts():
+    s = ExplorerState(dataset="textures", live=False)
+    try:
+        s.method = "grfl"
+        s.set_param("family", "gabor")
+        s.set_param("max_features", 4)
+        assert s.fit()
+        s.wait(60)
+        first = s.estimator
+        assert first.family_.shape == s.data.image_shape
+        assert len(first.generated_params_) == 4 and s.test_scores()["accuracy"] > 0.8
+        # more features continue from the learned ones instead of starting over
+        s.set_param("max_features", 6)
+        assert s.fit()
+        s.wait(60)
+        assert s.estimator.generated_params_[:4] == first.generated_params_
+        assert len(s.estimator.generated_params_) == 6
+    finally:
+        s.close()

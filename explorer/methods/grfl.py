@@ -1,0 +1,428 @@
+"""GrFL — learning with infinitely many features (Rakotomamonjy, Flamary & Yger, Machine
+Learning 2013).
+
+Problem (1): choose a finite set of features from a continuously parametrised family φ_θ and
+their weights to minimise Σ_t Σ_i L(y_it, Φ(w_t + w̃) + b_t) + λ_s‖w̃‖₁ + λ_p Σ_g ‖W_g‖_q.
+Algorithm 1 (column generation): solve the restricted master on the active features
+(:mod:`explorer.optim.group_master`: FISTA with warm starts, or the ADMM of §4.1), then sample
+``n_candidates`` parameter values, score each candidate group by its violation
+‖h‖_{q′}, h_t = φᵀL′_t (and |Σ_t h_t| for the shared weights) — the same Φᵀr product the other
+methods use, over generated columns — and add the worst violator if it exceeds λ + ε; stop
+when no sampled candidate violates or at ``max_features`` groups.
+
+What the contract means for generated features:
+
+* ``transform(X)`` returns the learned feature responses (n × #generated columns);
+* ``n_selected`` in the records counts generated features (a Fourier pair is one group);
+* ``input_importance_`` ranks the *original* variables by their weight in the learned
+  directions (Fourier: Σ_g ‖W_g‖·|v_g|/‖v_g‖; Gabor: the filters' footprints on the pixel grid);
+  ``get_support`` keeps the variables whose importance is at least ``input_threshold`` times
+  the largest, and ``coef_`` is that importance;
+* ``lam`` defaults to 0.1·λ_max, λ_max being the largest violation at the empty model (the
+  smallest λ with an empty model) over a first candidate sample; :meth:`lam_path` refits along
+  a decreasing λ path with warm starts.
+
+Columns are normalised to unit norm on the training rows. Multi-class targets become one task
+per class (one-against-all, sharing the generated features); a 2-D ``y`` is multi-task.
+The optimality conditions (5)–(10) are checked at the end on the active features and on a fresh
+candidate sample and reported in ``kkt_``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._params import ParamSpec
+from ..features._generated import (
+    FixedFamily,
+    FourierFamily,
+    GaborFamily,
+    median_bandwidth,
+)
+from ..kernels import xts
+from ..optim.group_master import (
+    admm_master,
+    fista_master,
+    group_norms,
+    loss_gradient,
+)
+from .base import BaseSelector, Recorder, register
+
+
+@register("grfl")
+class GrFL(BaseSelector):
+    """Feature learning by column generation over random Fourier or Gabor features.
+
+    Parameters
+    ----------
+    family : {"fourier", "fourier-multi", "gabor"}
+        Random Fourier pairs with the median-heuristic bandwidth; with the bandwidth sampled
+        too (GrFL-M); or Gabor filters on image patches (needs an image shape).
+    lam, lam_shared : float or None, float
+        λ_p of the group penalty (None: 0.1·λ_max) and λ_s of the shared ℓ1 part (0: none).
+    q : float
+        Mixed norm ℓ1-ℓq over each group (and tasks); 2 is the group lasso, 1 the lasso.
+    loss : {"squared_hinge", "logistic", "squared"}
+        The data term (``squared`` makes a regressor).
+    n_candidates : int
+        k_r, candidates sampled per generation step (for GrFL-M the same total count).
+    bandwidths : sequence or None
+        σ values for ``fourier-multi`` (None: median × {¼, ½, 1, 2, 4}).
+    max_features : int
+        Most generated features (groups).
+    solver : {"fista", "admm"}
+        Restricted-master solver.
+    tol : float
+        ε of the violation test and the master's relative tolerance.
+    random_state : int or None
+    image_shape : (h, w) or None
+        For Gabor features; None infers a square image.
+    input_threshold : float
+        Fraction of the largest input importance that ``get_support`` keeps.
+    warm_start : bool
+        Keep the generated features and weights for the next fit.
+    """
+
+    display_name = "GrFL"
+    sparsity_param = "max_features"
+    multiclass = "native"
+    supports_warm_start = True
+    _fit_params = ("image_shape", "feature_family")
+    teaching = ("Each iteration samples candidate features, adds the one whose gradient "
+                "violates the optimality conditions most, and re-solves the master.")
+    param_specs = (
+        ParamSpec("family", "feature family", "fourier", "choice",
+                  choices=("fourier", "fourier-multi", "gabor")),
+        ParamSpec("lam", "λ", None, "float", 1e-8, 1e8, log=True, nullable=True,
+                  help="group penalty; None: 0.1·λ_max"),
+        ParamSpec("lam_shared", "λ shared", 0.0, "float", 0.0, 1e8, live=False),
+        ParamSpec("q", "q of ℓ1-ℓq", 2.0, "float", 1.0, 10.0, live=False),
+        ParamSpec("loss", "loss", "squared_hinge", "choice",
+                  choices=("squared_hinge", "logistic", "squared")),
+        ParamSpec("n_candidates", "candidates per step", 50, "int", 1, 10000, log=True),
+        ParamSpec("max_features", "max features", 100, "int", 1, 2000, log=True,
+                  help="most generated features (groups)"),
+        ParamSpec("solver", "master solver", "fista", "choice", choices=("fista", "admm")),
+        ParamSpec("tol", "tolerance", 1e-4, "float", 0.0, 1.0, live=False),
+        ParamSpec("random_state", "seed", 0, "int", 0, 2**31 - 1, nullable=True),
+        ParamSpec("input_threshold", "input threshold", 0.5, "float", 0.0, 1.0, live=False),
+        ParamSpec("warm_start", "warm start", False, "bool"),
+    )
+
+    def __init__(self, family: str = "fourier", lam: float | None = None,
+                 lam_shared: float = 0.0, q: float = 2.0, loss: str = "squared_hinge",
+                 n_candidates: int = 50, bandwidths=None, max_features: int = 100,
+                 solver: str = "fista", tol: float = 1e-4, random_state: int | None = 0,
+                 image_shape=None, input_threshold: float = 0.5, warm_start: bool = False):
+        self.family = family
+        self.lam = lam
+        self.lam_shared = lam_shared
+        self.q = q
+        self.loss = loss
+        self.n_candidates = n_candidates
+        self.bandwidths = bandwidths
+        self.max_features = max_features
+        self.solver = solver
+        self.tol = tol
+        self.random_state = random_state
+        self.image_shape = image_shape
+        self.input_threshold = input_threshold
+        self.warm_start = warm_start
+
+    @property
+    def _task(self) -> str:
+        return "regression" if self.loss == "squared" else "classification"
+
+    # ------------------------------------------------------------------ setup
+    def _targets(self, y):
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim == 2:
+            self.multitask_ = True
+            return y if self.loss == "squared" else np.where(y > 0, 1.0, -1.0)
+        self.multitask_ = False
+        if self._task == "classification" and len(getattr(self, "classes_", [])) > 2:
+            return np.where(y[:, None] == self.classes_[None, :], 1.0, -1.0)
+        return y[:, None]
+
+    def _make_family(self, X, image_shape):
+        d = X.shape[1]
+        if self.family == "gabor":
+            shape = image_shape or self.image_shape
+            if shape is None:
+                side = int(round(np.sqrt(d)))
+                if side * side != d:
+                    raise ValueError("family='gabor' needs image_shape (the features are not "
+                                     "a square image)")
+                shape = (side, side)
+            if int(np.prod(shape)) != d:
+                raise ValueError(f"image_shape {tuple(shape)} does not match {d} features")
+            return GaborFamily(tuple(shape))
+        sigma = median_bandwidth(X)
+        self.bandwidth_ = sigma
+        if self.family == "fourier":
+            return FourierFamily(d, [sigma])
+        bands = self.bandwidths if self.bandwidths is not None else \
+            sigma * np.array([0.25, 0.5, 1.0, 2.0, 4.0])
+        return FourierFamily(d, bands)
+
+    # ------------------------------------------------------------------ fit
+    def _fit(self, X, y, recorder: Recorder, image_shape=None, feature_family=None, **_):
+        rng = np.random.default_rng(self.random_state)
+        self.stop_reason_ = None
+        Y = self._targets(y)
+        n, T = Y.shape
+        state = getattr(self, "_warm", None) if self.warm_start else None
+        warm = state is not None and state["n_features"] == X.shape[1] and state["T"] == T \
+            and state["family"] == self.family and feature_family is None
+        fam = state["family_"] if warm else feature_family if feature_family is not None \
+            else self._make_family(X, image_shape)
+        self.family_ = fam
+        if warm:
+            self.bandwidth_ = state["bandwidth"]
+        lam_s = float(self.lam_shared)
+        q = float(self.q)
+        qd = np.inf if q == 1 else (1.0 if q == np.inf else q / (q - 1.0))
+        gsize = fam.group_size
+        b_empty = self._empty_intercepts(Y)
+        # λ_max: the largest violation at the empty model, over a first candidate sample
+        viol, _ = self._violations(self._normalised(fam.columns(
+            X, fam.sample(int(self.n_candidates), rng)))[0],
+            loss_gradient(self.loss, Y, np.repeat(b_empty[None, :], n, axis=0)), gsize, qd)
+        self.lambda_max_ = float(viol.max()) if viol.size else 0.0
+        self.lam_ = float(self.lam) if self.lam is not None else 0.1 * self.lambda_max_
+        if warm:
+            params = list(state["params"])
+            Phi, sc = self._normalised(fam.columns(X, params))
+            scales = sc.tolist()
+            W, ws, b = state["W"], state["ws"], state["b"]
+        else:
+            params, scales = [], []
+            Phi = np.zeros((n, 0))
+            W, ws, b = np.zeros((0, T)), np.zeros(0), b_empty
+        groups = [np.arange(i * gsize, (i + 1) * gsize) for i in range(len(params))]
+        solve = fista_master if self.solver == "fista" else admm_master
+        if params:
+            # a warm start re-solves the master on the kept features at the new λ first
+            res = solve(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws, b0=b,
+                        tol=max(self.tol * 1e-2, 1e-10), max_iter=5000)
+            W, ws, b = res.W, res.w_shared, res.b
+            self._update(params, scales, W, ws, b, X.shape[1])
+            recorder.emit(objective=res.objective,
+                          n_selected=int(np.count_nonzero(group_norms(W, groups, q) > 0)),
+                          selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
+                          info={"violation": np.nan, "lam": self.lam_,
+                                "n_generated": len(params), "new_feature": "none (warm start)",
+                                "weights": self.coef_[self.support_], "solver": self.solver,
+                                "inner_objective": np.asarray(res.trace)})
+        else:
+            self._update(params, scales, W, ws, b, X.shape[1])
+        L_est = None
+        while len(params) < int(self.max_features):
+            F = Phi @ (W + ws[:, None]) + b[None, :] if Phi.shape[1] else \
+                np.repeat(b[None, :], n, axis=0)
+            R = loss_gradient(self.loss, Y, F)
+            cand = fam.sample(int(self.n_candidates), rng)
+            raw = fam.columns(X, cand)
+            cols, sc = self._normalised(raw)
+            viol, shared_viol = self._violations(cols, R, gsize, qd)
+            if hasattr(fam, "active_mask"):
+                taken = fam.active_mask(cand, params)
+                viol[taken], shared_viol[taken] = -np.inf, -np.inf
+            best = int(np.argmax(viol))
+            best_shared = int(np.argmax(shared_viol)) if lam_s > 0 else -1
+            pick = best
+            if viol[best] <= self.lam_ + self.tol * max(self.lam_, 1e-12):
+                if lam_s <= 0 or shared_viol[best_shared] <= lam_s * (1 + self.tol):
+                    self.stop_reason_ = ("converged: no sampled candidate violates the "
+                                         "optimality conditions")
+                    break
+                pick = best_shared
+            sl = slice(pick * gsize, (pick + 1) * gsize)
+            params.append(cand[pick])
+            scales.extend(sc[sl].tolist())
+            Phi = np.hstack([Phi, cols[:, sl]])
+            groups.append(np.arange(Phi.shape[1] - gsize, Phi.shape[1]))
+            W = np.vstack([W, np.zeros((gsize, T))])
+            ws = np.concatenate([ws, np.zeros(gsize)])
+            kw = {"L0": L_est} if self.solver == "fista" else {}
+            res = solve(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws, b0=b,
+                        tol=max(self.tol * 1e-2, 1e-10), max_iter=5000, **kw)
+            W, ws, b, L_est = res.W, res.w_shared, res.b, res.step_constant
+            self._update(params, scales, W, ws, b, X.shape[1])
+            norms = group_norms(W, groups, q)
+            go_on = recorder.emit(
+                objective=res.objective, n_selected=int(np.count_nonzero(norms > 0)),
+                selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
+                info={"violation": float(viol[pick]), "lam": self.lam_,
+                      "n_generated": len(params), "inner_objective": np.asarray(res.trace),
+                      "new_feature": fam_describe(cand[pick]),
+                      "weights": self.coef_[self.support_], "solver": self.solver})
+            if not go_on:
+                break
+        else:
+            self.stop_reason_ = "max_features reached"
+        if self.stop_reason_ is None:
+            self.stop_reason_ = "stopped by the callback"
+        elif groups:
+            # polish the last master (by FISTA, whose gradient mapping is the residual of the
+            # optimality conditions) so that the reported conditions are tight
+            res = fista_master(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws,
+                               b0=b, kkt_tol=1e-4, max_iter=20000)
+            W, ws, b = res.W, res.w_shared, res.b
+            self._update(params, scales, W, ws, b, X.shape[1])
+        self._warm = {"params": list(params), "W": W, "ws": ws, "b": b,
+                      "n_features": X.shape[1], "T": T, "family": self.family,
+                      "family_": fam, "bandwidth": getattr(self, "bandwidth_", None)}
+        self.kkt_ = self._kkt(X, Y, Phi, W, ws, b, groups, qd, rng)
+
+    def _empty_intercepts(self, Y):
+        """The best constant outputs (the empty model's intercepts), per task."""
+        from scipy.optimize import minimize_scalar
+
+        b = np.zeros(Y.shape[1])
+        for t in range(Y.shape[1]):
+            if self.loss == "squared":
+                b[t] = Y[:, t].mean()
+            else:
+                from ..optim.group_master import loss_value
+
+                res = minimize_scalar(lambda c, t=t: loss_value(
+                    self.loss, Y[:, [t]], np.full((len(Y), 1), c)), bounds=(-20, 20),
+                    method="bounded")
+                b[t] = res.x
+        return b
+
+    @staticmethod
+    def _normalised(cols):
+        norms = np.linalg.norm(cols, axis=0)
+        norms = np.where(norms > 0, norms, 1.0)
+        return cols / norms, 1.0 / norms
+
+    @staticmethod
+    def _violations(cols, R, gsize, qd):
+        """‖h_g‖_{q′} per candidate group (h = φᵀL′ over all tasks) and max_col |Σ_t h_t|."""
+        H = np.column_stack([xts(cols, R[:, t]) for t in range(R.shape[1])])  # c × T
+        k = cols.shape[1] // gsize
+        Hg = H.reshape(k, gsize * H.shape[1])
+        if qd == np.inf:
+            viol = np.abs(Hg).max(axis=1)
+        else:
+            viol = np.sum(np.abs(Hg) ** qd, axis=1) ** (1.0 / qd)
+        shared = np.abs(H.sum(axis=1)).reshape(k, gsize).max(axis=1)
+        return viol, shared
+
+    def _update(self, params, scales, W, ws, b, d):
+        """Model attributes from the current generated features (a usable model each step)."""
+        self._params = list(params)
+        self._scales = np.asarray(scales, dtype=np.float64)
+        self._W, self._ws, self._b = W.copy(), ws.copy(), b.copy()
+        gsize = self.family_.group_size
+        weights = np.array([np.linalg.norm(W[i * gsize:(i + 1) * gsize])
+                            for i in range(len(params))])
+        imp = self.family_.importance(params, weights) if len(params) else np.zeros(d)
+        imp = np.asarray(imp, dtype=np.float64)
+        if imp.size != d:
+            imp = np.resize(imp, d)
+        self.input_importance_ = imp
+        top = imp.max(initial=0.0)
+        self.support_ = imp >= self.input_threshold * top if top > 0 else np.zeros(d, bool)
+        self.coef_ = imp
+        self.intercept_ = float(b[0]) if b.size == 1 else b.copy()
+        self.generated_params_ = list(params)
+
+    def _kkt(self, X, Y, Phi, W, ws, b, groups, qd, rng):
+        """Largest violations of the optimality conditions (5)–(10), relative to λ."""
+        if not groups:
+            return {"active": 0.0, "inactive": 0.0, "candidates": np.nan}
+        F = Phi @ (W + ws[:, None]) + b[None, :]
+        R = loss_gradient(self.loss, Y, F)
+        G = Phi.T @ R                                   # ∇_W J, c × T
+        active, inactive = 0.0, 0.0
+        q = float(self.q)
+        for g in groups:
+            Wg, Gg = W[g].ravel(), G[g].ravel()
+            nrm = np.linalg.norm(Wg) if q == 2 else np.sum(np.abs(Wg) ** q) ** (1 / q)
+            if nrm > 0 and q == 2:
+                # ∇ + λ W/‖W‖ = 0 for an active group (eq. 5)
+                active = max(active, np.linalg.norm(Gg + self.lam_ * Wg / nrm) / self.lam_)
+            elif nrm == 0:
+                gn = np.linalg.norm(Gg) if qd == 2 else np.sum(np.abs(Gg) ** qd) ** (1 / qd)
+                inactive = max(inactive, max(0.0, gn / self.lam_ - 1.0))      # eq. 6
+        cand = self.family_.sample(int(self.n_candidates), rng)
+        cols, _ = self._normalised(self.family_.columns(X, cand))
+        viol, _ = self._violations(cols, R, self.family_.group_size, qd)
+        return {"active": float(active), "inactive": float(inactive),
+                "candidates": float(max(0.0, viol.max() / self.lam_ - 1.0))}   # eq. 7
+
+    # ------------------------------------------------------------------ predict
+    def transform(self, X):
+        """The learned feature responses (n × #generated columns), normalised as in training."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "_W")
+        X = self._validate_X(X, reset=False)
+        if not self._params:
+            return np.zeros((X.shape[0], 0))
+        return self.family_.columns(X, self._params) * self._scales[None, :]
+
+    def _outputs(self, X) -> np.ndarray:
+        Phi = self.transform(X)
+        if Phi.shape[1] == 0:
+            return np.repeat(self._b[None, :], X.shape[0], axis=0)
+        return Phi @ (self._W + self._ws[:, None]) + self._b[None, :]
+
+    def decision_function(self, X):
+        F = self._outputs(X)
+        return F[:, 0] if F.shape[1] == 1 else F
+
+    def predict(self, X):
+        F = self._outputs(X)
+        if self.loss == "squared":
+            return F[:, 0] if F.shape[1] == 1 else F
+        if getattr(self, "multitask_", False):
+            return np.where(F > 0, 1.0, -1.0)
+        if F.shape[1] == 1:
+            return self.classes_[(F[:, 0] > 0).astype(int)]
+        return self.classes_[np.argmax(F, axis=1)]
+
+    # ------------------------------------------------------------------ λ path
+    def lam_path(self, X, y, lams, **fit_kwargs):
+        """Fit along ``lams`` (decreasing), each fit warm-started from the previous one;
+        returns a list of dicts (λ, generated features, objective, fit time)."""
+        out = []
+        original = self.get_params()
+        self.set_params(warm_start=True)
+        try:
+            for lam in lams:
+                self.set_params(lam=float(lam))
+                self.fit(X, y, **fit_kwargs)
+                out.append({"lam": float(lam), "n_generated": len(self._params),
+                            "objective": self.history_[-1].objective if self.history_
+                            else np.nan, "fit_time": self.fit_time_})
+        finally:
+            self.set_params(warm_start=original["warm_start"], lam=original["lam"])
+        return out
+
+    @staticmethod
+    def explain(record) -> str:
+        info = record.info
+        return (f"Iteration {record.iteration + 1}: among the sampled candidates, "
+                f"{info.get('new_feature', 'a feature')} violated the optimality conditions "
+                f"most (‖h‖ = {info.get('violation', float('nan')):.4g} > λ = "
+                f"{info.get('lam', float('nan')):.4g}) and was added; the master "
+                f"({info.get('solver', '')}, {record.inner_steps} steps) reached objective "
+                f"{record.objective:.5g} with {record.n_selected} active features.")
+
+    @classmethod
+    def sweep_values(cls, X, y, n_points: int = 10):
+        return sorted({int(v) for v in np.geomspace(2, 100, n_points)})
+
+
+def fam_describe(param) -> str:
+    return param.describe() if hasattr(param, "describe") else f"column {param}"
+
+
+def fixed_family(n_columns: int) -> FixedFamily:
+    """A finite family over the columns of X itself (tests: GrFL = the master on the bank)."""
+    return FixedFamily(n_columns)
+

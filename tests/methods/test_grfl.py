@@ -1,0 +1,163 @@
+"""GrFL (Rakotomamonjy et al.): column generation over generated features."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.svm import LinearSVC
+
+from explorer import GrFL
+from explorer.data._synthetic import make_textures, make_xor
+from explorer.features import FixedFamily, GaborFamily
+from explorer.optim.group_master import fista_master, loss_gradient
+
+
+@pytest.fixture(scope="module")
+def xor():
+    return make_xor(n_samples=400, n_features=10, n_test=1000)
+
+
+@pytest.fixture(scope="module")
+def textures():
+    return make_textures(n_per_class=40, n_test_per_class=60, noise=1.0)
+
+
+@pytest.mark.parametrize("solver", ["fista", "admm"])
+def test_fixed_family_equals_the_master_on_the_whole_bank(solver):
+    """Column generation over a finite bank ends at the restricted master on all of it."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 12))
+    y = np.where(X[:, 0] - X[:, 1] + 0.5 * X[:, 2] + 0.3 * rng.standard_normal(60) > 0, 1, -1)
+    Phi = X / np.linalg.norm(X, axis=0)
+    Y = y[:, None].astype(float)
+    lam = 0.25 * np.abs(Phi.T @ loss_gradient("squared_hinge", Y, np.zeros_like(Y))).max()
+    groups = [np.array([j]) for j in range(12)]
+    ref = fista_master(Phi, Y, groups, "squared_hinge", lam, tol=1e-14, max_iter=50000)
+
+    est = GrFL(lam=lam, solver=solver, tol=1e-8).fit(X, y, feature_family=FixedFamily(12))
+    assert est.stop_reason_.startswith("converged")
+    got = np.zeros(12)
+    got[est.generated_params_] = est._W[:, 0]
+    # the model is the bank's master solution, and the features left out are the zeros
+    np.testing.assert_allclose(got, ref.W[:, 0], atol=5e-4)
+    assert set(est.generated_params_) >= set(np.flatnonzero(np.abs(ref.W[:, 0]) > 1e-6))
+    assert est.history_[-1].objective == pytest.approx(ref.objective, rel=1e-5)
+    np.testing.assert_allclose(est.decision_function(X), Phi @ ref.W[:, 0] + ref.b[0], atol=2e-3)
+
+
+def test_records_follow_algorithm_1(xor):
+    est = GrFL(max_features=12).fit(xor.X, xor.y)
+    h = est.history_
+    assert [r.info["n_generated"] for r in h] == list(range(1, len(h) + 1))
+    # each added feature violated the conditions, and adding columns never raises the master
+    assert all(r.info["violation"] > r.info["lam"] for r in h)
+    objectives = np.array([r.objective for r in h])
+    assert np.all(np.diff(objectives) <= 1e-6 * objectives[:-1])
+    assert est.lam_ == pytest.approx(0.1 * est.lambda_max_)
+    assert all(r.n_selected <= r.info["n_generated"] for r in h)
+    assert "violated the optimality conditions" in GrFL.explain(h[0])
+
+
+def test_optimality_conditions_hold_at_the_end(xor):
+    est = GrFL(max_features=15).fit(xor.X, xor.y)
+    assert est.kkt_["active"] < 1e-3          # eq. (5) on the active features
+    assert est.kkt_["inactive"] == 0.0        # eq. (6) on the inactive ones
+    big = GrFL(lam=2.0 * est.lambda_max_).fit(xor.X, xor.y)
+    assert big.generated_params_ == [] and big.stop_reason_.startswith("converged")
+
+
+def test_learned_fourier_features_solve_xor_and_find_its_inputs(xor):
+    est = GrFL(max_features=30).fit(xor.X, xor.y)
+    linear = LinearSVC(C=1.0).fit(xor.X, xor.y).score(xor.X_test, xor.y_test)
+    acc = est.score(xor.X_test, xor.y_test)
+    assert linear < 0.6 < 0.8 < acc
+    # the two XOR coordinates carry the learned directions
+    assert set(np.argsort(-est.input_importance_)[:2]) == {0, 1}
+    assert est.get_support().sum() >= 2 and est.get_support()[:2].all()
+    Z = est.transform(xor.X_test)
+    assert Z.shape == (len(xor.X_test), 2 * len(est.generated_params_))
+
+
+def test_multi_bandwidth_family_samples_the_bandwidth(xor):
+    est = GrFL(family="fourier-multi", max_features=20, random_state=3).fit(xor.X, xor.y)
+    sigmas = {p.sigma for p in est.generated_params_}
+    assert len(sigmas) > 1 and sigmas <= set(est.bandwidth_ * np.array([.25, .5, 1, 2, 4]))
+    assert est.score(xor.X_test, xor.y_test) > 0.75
+
+
+def test_admm_and_fista_reach_the_same_model(xor):
+    a = GrFL(max_features=8, solver="fista").fit(xor.X, xor.y)
+    b = GrFL(max_features=8, solver="admm").fit(xor.X, xor.y)
+    assert [p.v.tolist() for p in a.generated_params_] == \
+        [p.v.tolist() for p in b.generated_params_][:len(a.generated_params_)] or \
+        abs(a.score(xor.X_test, xor.y_test) - b.score(xor.X_test, xor.y_test)) < 0.03
+    assert a.history_[0].objective == pytest.approx(b.history_[0].objective, rel=1e-3)
+
+
+def test_sparse_input_gives_the_dense_model(xor):
+    dense = GrFL(max_features=6).fit(xor.X, xor.y)
+    sparse = GrFL(max_features=6).fit(sp.csr_matrix(xor.X), xor.y)
+    np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(xor.X_test)),
+                               dense.decision_function(xor.X_test), atol=1e-8)
+
+
+def test_gabor_features_separate_textures(textures):
+    est = GrFL(family="gabor", max_features=10).fit(textures.X, textures.y,
+                                                    image_shape=textures.image_shape)
+    pixels = LinearSVC(C=0.01).fit(textures.X, textures.y).score(textures.X_test,
+                                                                 textures.y_test)
+    acc = est.score(textures.X_test, textures.y_test)
+    assert acc > 0.9 and acc > pixels + 0.2
+    assert list(est.classes_) == [0, 1, 2] and est._W.shape[1] == 3  # one task per class
+    assert est.input_importance_.shape == (textures.X.shape[1],)
+    # the image shape is inferred for square patches and checked otherwise
+    assert isinstance(GrFL(family="gabor", max_features=2).fit(
+        textures.X, textures.y).family_, GaborFamily)
+    with pytest.raises(ValueError, match="image_shape"):
+        GrFL(family="gabor").fit(textures.X[:, :200], textures.y)
+    with pytest.raises(ValueError, match="does not match"):
+        GrFL(family="gabor").fit(textures.X, textures.y, image_shape=(8, 8))
+
+
+def test_multitask_regression_shares_the_features():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (300, 4))
+    Y = np.column_stack([np.sin(2 * X[:, 0]), np.sin(2 * X[:, 0]) + 0.5 * np.cos(X[:, 1])])
+    Y += 0.05 * rng.standard_normal(Y.shape)
+    est = GrFL(loss="squared", max_features=20, lam=1e-2).fit(X, Y)
+    pred = est.predict(X)
+    assert pred.shape == Y.shape
+    r2 = 1 - ((pred - Y) ** 2).sum(0) / ((Y - Y.mean(0)) ** 2).sum(0)
+    assert np.all(r2 > 0.9)
+    assert est._W.shape == (2 * len(est.generated_params_), 2)
+
+
+def test_shared_penalty_adds_common_weights():
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (200, 3))
+    Y = np.column_stack([np.sin(2 * X[:, 0])] * 3) + 0.05 * rng.standard_normal((200, 3))
+    est = GrFL(loss="squared", lam=1.0, lam_shared=0.05, max_features=10).fit(X, Y)
+    assert np.abs(est._ws).sum() > 0
+
+
+def test_lambda_path_warm_starts(xor):
+    est = GrFL(max_features=25)
+    lam_max = clone(est).fit(xor.X, xor.y).lambda_max_
+    path = est.lam_path(xor.X, xor.y, lam_max * np.array([0.5, 0.2, 0.1]))
+    counts = [p["n_generated"] for p in path]
+    assert counts == sorted(counts) and counts[-1] > counts[0] > 0
+    assert est.get_params()["lam"] is None and est.get_params()["warm_start"] is False
+    cold = GrFL(max_features=25, lam=0.1 * lam_max).fit(xor.X, xor.y)
+    assert path[-1]["objective"] == pytest.approx(cold.history_[-1].objective, rel=0.1)
+
+
+def test_callback_stop_and_clone(xor):
+    est = GrFL(max_features=50)
+    est.fit(xor.X, xor.y, callback=lambda r: r.iteration < 2)
+    assert len(est.generated_params_) == 3 and est.stop_reason_ == "stopped by the callback"
+    assert est.predict(xor.X_test).shape == (len(xor.X_test),)
+    assert clone(est).get_params() == est.get_params()
+    with pytest.raises(ValueError, match="family"):
+        GrFL(family="wavelet").fit(xor.X, xor.y)

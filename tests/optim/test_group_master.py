@@ -1,0 +1,102 @@
+"""GrFL's restricted master (eq. 17): FISTA and the ADMM of §4.1 against a conic solver and the
+optimality conditions (5)–(10)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.optim.group_master import (
+    admm_master,
+    fista_master,
+    loss_gradient,
+    objective,
+)
+from tests.reference_solvers import group_lasso_reference
+
+
+def _problem(seed, n=30, n_groups=5, gsize=2, T=1, loss="squared_hinge"):
+    rng = np.random.default_rng(seed)
+    Phi = rng.standard_normal((n, n_groups * gsize))
+    Phi /= np.linalg.norm(Phi, axis=0)
+    W_true = rng.standard_normal((n_groups * gsize, T)) * (rng.random((n_groups * gsize, 1)) < 0.5)
+    F = Phi @ W_true * 3
+    Y = F + 0.3 * rng.standard_normal((n, T)) if loss == "squared" else \
+        np.where(F + 0.3 * rng.standard_normal((n, T)) > 0, 1.0, -1.0)
+    groups = [np.arange(g * gsize, (g + 1) * gsize) for g in range(n_groups)]
+    return Phi, Y, groups
+
+
+def _kkt(Phi, Y, W, b, groups, loss, lam, q=2.0):
+    """Largest relative violation of (5)–(6) and of the intercept's stationarity."""
+    G = Phi.T @ loss_gradient(loss, Y, Phi @ W + b[None, :])
+    worst = float(np.abs(loss_gradient(loss, Y, Phi @ W + b[None, :]).sum(axis=0)).max()) / lam
+    qd = q / (q - 1.0)
+    for g in groups:
+        Wg, Gg = W[g].ravel(), G[g].ravel()
+        nrm = np.sum(np.abs(Wg) ** q) ** (1 / q)
+        if nrm > 1e-9:
+            # −∇ = λ ∂‖W_g‖_q: the dual norm equals λ and ⟨−∇, W_g⟩ = λ‖W_g‖_q
+            worst = max(worst, abs(np.sum(np.abs(Gg) ** qd) ** (1 / qd) / lam - 1.0),
+                        abs(-Gg @ Wg / (lam * nrm) - 1.0))
+        else:
+            worst = max(worst, np.sum(np.abs(Gg) ** qd) ** (1 / qd) / lam - 1.0)
+    return worst
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "squared"])
+@pytest.mark.parametrize("T", [1, 3])
+@pytest.mark.parametrize("seed", range(3))
+def test_fista_and_admm_equal_the_conic_solution(loss, T, seed):
+    Phi, Y, groups = _problem(seed, T=T, loss=loss)
+    lam = 0.3 * np.linalg.norm(Phi.T @ loss_gradient(loss, Y, np.zeros_like(Y)), axis=1).max()
+    W_ref, b_ref, obj_ref = group_lasso_reference(Phi, Y, groups, loss, lam)
+    fista = fista_master(Phi, Y, groups, loss, lam, tol=1e-12, max_iter=20000)
+    admm = admm_master(Phi, Y, groups, loss, lam, tol=1e-12, max_iter=20000)
+    assert fista.objective == pytest.approx(obj_ref, rel=1e-6, abs=1e-8)
+    assert admm.objective == pytest.approx(obj_ref, rel=1e-4, abs=1e-6)
+    np.testing.assert_allclose(fista.W, W_ref, atol=2e-4)
+    np.testing.assert_allclose(fista.b, b_ref, atol=2e-4)
+    # the same zero pattern at the group level
+    active = [np.linalg.norm(W_ref[g]) > 1e-4 for g in groups]
+    assert [np.linalg.norm(fista.W[g]) > 1e-6 for g in groups] == active
+    assert [np.linalg.norm(admm.W[g]) > 1e-6 for g in groups] == active
+
+
+@pytest.mark.parametrize("q", [2.0, 3.0, 1.5])
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge"])
+def test_masters_meet_the_optimality_conditions(loss, q):
+    """No conic reference for the logistic loss or q ≠ 2: check (5)–(6) directly."""
+    Phi, Y, groups = _problem(4, T=2, loss=loss, gsize=3)
+    lam = 0.5 * np.linalg.norm(Phi.T @ loss_gradient(loss, Y, np.zeros_like(Y)), axis=1).max()
+    fista = fista_master(Phi, Y, groups, loss, lam, q=q, tol=1e-13, max_iter=50000)
+    assert _kkt(Phi, Y, fista.W, fista.b, groups, loss, lam, q) < 1e-3
+    admm = admm_master(Phi, Y, groups, loss, lam, q=q, tol=1e-12, max_iter=50000)
+    assert admm.objective == pytest.approx(fista.objective, rel=1e-4)
+    assert 0 < sum(np.linalg.norm(fista.W[g]) > 0 for g in groups) < len(groups)
+
+
+def test_shared_weights_follow_their_subgradient_conditions():
+    """λ_s‖w̃‖₁ on weights added to every task: Σ_t ∇_t is in −λ_s ∂‖w̃‖₁."""
+    Phi, Y, groups = _problem(7, T=3, loss="squared")
+    Y = Y + 2.0 * Phi[:, [0]]            # a column every task shares
+    lam_p, lam_s = 1.0, 0.5
+    res = fista_master(Phi, Y, groups, "squared", lam_p, lam_s, tol=1e-14, max_iter=50000)
+    G = Phi.T @ loss_gradient("squared", Y, Phi @ (res.W + res.w_shared[:, None]) + res.b)
+    g = G.sum(axis=1)
+    on = np.abs(res.w_shared) > 1e-9
+    assert on.any()
+    np.testing.assert_allclose(-g[on], lam_s * np.sign(res.w_shared[on]), atol=1e-4)
+    assert np.all(np.abs(g[~on]) <= lam_s * (1 + 1e-4))
+    admm = admm_master(Phi, Y, groups, "squared", lam_p, lam_s, tol=1e-13, max_iter=50000)
+    assert admm.objective == pytest.approx(res.objective, rel=1e-4)
+
+
+def test_warm_start_from_the_solution_is_much_shorter():
+    Phi, Y, groups = _problem(2)
+    cold = fista_master(Phi, Y, groups, "squared_hinge", 0.5, tol=1e-10)
+    warm = fista_master(Phi, Y, groups, "squared_hinge", 0.5, W0=cold.W, b0=cold.b, tol=1e-10)
+    assert warm.n_iter < cold.n_iter / 4
+    assert cold.objective - 1e-6 <= warm.objective <= cold.objective
+    assert objective(Phi, Y, warm.W, warm.w_shared, warm.b, groups, "squared_hinge", 0.5, 0.0,
+                     2.0) == pytest.approx(warm.objective)

@@ -203,7 +203,9 @@ def evaluate(estimator, X, y, metrics: Sequence[str] = ("accuracy",)) -> dict[st
             labels = estimator.predict(X) if labels is None else labels
             value_in = labels
         else:
-            scores = estimator.decision_function(X) if scores is None else scores
+            if scores is None:
+                scores = estimator.decision_function(X) \
+                    if hasattr(estimator, "decision_function") else estimator.predict(X)
             value_in = scores
         classes = getattr(estimator, "classes_", None)
         if task == "classification" and classes is not None and len(classes) > 2:

@@ -161,7 +161,7 @@ def check_binary(y, *, method: str, source: str | None = None) -> np.ndarray:
     if len(classes) != 2:
         shown = ", ".join(repr(c) for c in classes[:10]) + (", …" if len(classes) > 10 else "")
         raise DataError(
-            f"{method} needs a binary target, but the labels have {len(classes)} classes "
-            f"({shown}); pick a two-class dataset (e.g. digits-3v8) or a method with a "
-            "multi-class form", source=source)
+            f"Only binary classification is supported: {method} needs a binary target, but "
+            f"the labels have {len(classes)} classes ({shown}); pick a two-class dataset (e.g. "
+            "digits-3v8) or a method with a multi-class form", source=source)
     return classes

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import ParamSpec, specs_by_name  # noqa: F401  (re-exported)
@@ -213,7 +214,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         if self._task == "classification":
             from sklearn.utils import ClassifierTags
 
-            tags.classifier_tags = ClassifierTags()
+            tags.classifier_tags = ClassifierTags(multi_class=self.multiclass != "binary")
             tags.regressor_tags = None
         else:
             from sklearn.utils import RegressorTags
@@ -235,6 +236,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
     def _validate_X(self, X, *, reset: bool):
         X = as_matrix(X)
+        if X.shape[1] == 0:
+            raise DataError(f"X has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                            "required.")
         if reset:
             self.n_features_in_ = X.shape[1]
         elif X.shape[1] != self.n_features_in_:
@@ -337,8 +341,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             return np.asarray(X @ self.coef_.T) + self.intercept_
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
-    def decision_function(self, X) -> np.ndarray:
-        """Signed distances (binary: shape (n,); multi-class: (n, n_classes))."""
+    def _raw_scores(self, X) -> np.ndarray:
+        """The model's outputs for any task (classifiers' decision values, regressors' and
+        rankers' predictions)."""
         check_is_fitted(self, "coef_")
         X = self._validate_X(X, reset=False)
         members = getattr(self, "estimators_", None)
@@ -346,9 +351,15 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             return np.column_stack([m._decision_binary(X) for m in members])
         return self._decision_binary(X)
 
+    @available_if(lambda self: self._task == "classification")
+    def decision_function(self, X) -> np.ndarray:
+        """Signed distances (binary: shape (n,); multi-class: (n, n_classes)); classifiers
+        only, as in scikit-learn (regressors and rankers give their scores by ``predict``)."""
+        return self._raw_scores(X)
+
     def predict(self, X) -> np.ndarray:
         """Class labels (classification) or values (regression/ranking scores)."""
-        scores = self.decision_function(X)
+        scores = self._raw_scores(X)
         if self._task != "classification":
             return scores
         if scores.ndim == 1:

@@ -123,7 +123,7 @@ class FSManifold(BaseSelector):
         d = X.shape[1]
         m = int(self.m)
         if m > d:
-            raise ValueError(f"m={m} is larger than the number of features ({d})")
+            raise ValueError(f"m={m} is larger than the number of features (n_features={d})")
         if X_unlabeled is not None:
             from ..data._validation import as_matrix
 

@@ -143,7 +143,8 @@ class FSA(BaseSelector):
     def _fit(self, X, y, recorder: Recorder, query=None, **_):
         m = X.shape[1]
         if int(self.k) > m:
-            raise ValueError(f"k={self.k} is larger than the number of features ({m})")
+            raise ValueError(f"k={self.k} is larger than the number of features "
+                             f"(n_features={m})")
         if query is not None and self.loss != "ranking":
             raise ValueError("query ids are only used by loss='ranking'")
         datafit = self._datafit(y, query)

@@ -135,14 +135,15 @@ class GrFL(BaseSelector):
 
     # ------------------------------------------------------------------ setup
     def _targets(self, y):
-        y = np.asarray(y, dtype=np.float64)
-        if y.ndim == 2:
-            self.multitask_ = True
+        """n × T targets: one column per task (±1 for the classification losses)."""
+        y = np.asarray(y)
+        self.multitask_ = y.ndim == 2
+        if self.multitask_:
+            y = y.astype(np.float64)
             return y if self.loss == "squared" else np.where(y > 0, 1.0, -1.0)
-        self.multitask_ = False
         if self._task == "classification" and len(getattr(self, "classes_", [])) > 2:
             return np.where(y[:, None] == self.classes_[None, :], 1.0, -1.0)
-        return y[:, None]
+        return y.astype(np.float64)[:, None]
 
     def _make_family(self, X, image_shape):
         d = X.shape[1]
@@ -371,7 +372,7 @@ class GrFL(BaseSelector):
             return np.repeat(self._b[None, :], X.shape[0], axis=0)
         return Phi @ (self._W + self._ws[:, None]) + self._b[None, :]
 
-    def decision_function(self, X):
+    def _raw_scores(self, X):
         F = self._outputs(X)
         return F[:, 0] if F.shape[1] == 1 else F
 

@@ -7,7 +7,6 @@ import pytest
 import scipy.sparse as sp
 from sklearn.feature_selection import RFE
 from sklearn.svm import LinearSVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from explorer.data import make
 from explorer.methods import L1SVM, REGISTRY, FisherSVM, L1LogReg, RFESelector
@@ -103,7 +102,3 @@ def test_registry_has_the_baselines():
         cls = REGISTRY[name]
         assert cls.sparsity_param in {s.name for s in cls.param_specs}
 
-
-@parametrize_with_checks([L1SVM(), L1LogReg(), RFESelector(k=2), FisherSVM(k=2)])
-def test_scikit_learn_estimator_checks(estimator, check):
-    check(estimator)

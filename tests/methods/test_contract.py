@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pytest
+from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from explorer.data import DataError
 from explorer.methods import L1SVM, REGISTRY, IterationRecord, RFESelector
@@ -104,3 +105,22 @@ def test_every_registered_method_declares_its_knobs():
         for spec_name, spec in specs.items():
             assert spec_name in init, (name, spec_name)
             assert init[spec_name].default == spec.default, (name, spec_name)
+
+
+def _sklearn_checks():
+    """scikit-learn's estimator checks for every registered method, without the array-API ones (that
+    optional namespace support is not part of the contract)."""
+    small = {"rfe": {"k": 2}, "fisher": {"k": 2}, "lasso": {"k": 2}, "fgm": {"B": 2},
+             "fsa": {"k": 2, "n_iter": 30}, "fs-multi": {"B": 2}, "fs-manifold": {"m": 2},
+             "grfl": {"max_features": 3}}
+    estimators = [cls(**small.get(name, {})) for name, cls in sorted(REGISTRY.items())]
+    for estimator in estimators:
+        for est, check in estimator_checks_generator(estimator, legacy=True, mark="skip"):
+            name = getattr(check, "func", check).__name__
+            if "array_api" not in name:
+                yield pytest.param(est, check, id=f"{type(estimator).__name__}-{name}")
+
+
+@pytest.mark.parametrize(("estimator", "check"), list(_sklearn_checks()))
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)

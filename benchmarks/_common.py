@@ -34,6 +34,25 @@ def wanted(args, section: str) -> bool:
     return not args.only or section in args.only.split(",")
 
 
+def run(name: str, doc: str, sections, add_arguments=None) -> None:
+    """A benchmark script's main: parse the common options (and ``add_arguments``'s), run the
+    wanted sections in order, print the total time and save the tables under ``name``."""
+    import gc
+
+    p = parser(doc)
+    if add_arguments is not None:
+        add_arguments(p)
+    args = p.parse_args()
+    tables: list[Table] = []
+    start = time.time()
+    for section, fn in sections:
+        if wanted(args, section):
+            fn(args, tables)
+            gc.collect()
+    print(f"\ntotal {time.time() - start:.0f} s")
+    save(name + ("-quick" if args.quick else ""), tables)
+
+
 def median_time(fn, repeats: int = 3):
     """(median seconds, last result) of ``fn()`` over ``repeats`` runs."""
     times, result = [], None

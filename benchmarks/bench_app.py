@@ -169,8 +169,7 @@ def main():
             browser.close()
     finally:
         proc.terminate()
-    save("app" + ("-quick" if args.quick else ""), tables,
-         "python benchmarks/bench_app.py" + (" --quick" if args.quick else ""))
+    save("app" + ("-quick" if args.quick else ""), tables)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import time
 import warnings
 
 import numpy as np
-from _common import Table, current_rss_mb, median_time, parser, save, wanted, xts_pass_time
+from _common import Table, current_rss_mb, median_time, run, xts_pass_time
 from sklearn.svm import LinearSVC
 
 from explorer import FGM
@@ -186,19 +186,10 @@ def section_debias(args, tables):
 
 
 def main():
-    args = parser(__doc__).parse_args()
-    tables: list[Table] = []
-    for name, fn in [("unit", section_unit), ("small", section_small),
-                     ("debias", section_debias), ("poly2", section_poly2),
-                     ("large", section_large), ("text", section_text),
-                     ("density", section_density)]:
-        if wanted(args, name):
-            fn(args, tables)
-            gc.collect()
-    command = "python benchmarks/bench_fgm.py" + (" --quick" if args.quick else "") + \
-        (f" --only {args.only}" if args.only else "")
-    save("fgm" + ("-quick" if args.quick else "") + (f"-{args.only}" if args.only else ""),
-         tables, command)
+    run("fgm", __doc__, [("unit", section_unit), ("small", section_small),
+                         ("debias", section_debias), ("poly2", section_poly2),
+                         ("large", section_large), ("text", section_text),
+                         ("density", section_density)])
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import tracemalloc
 import warnings
 
 import numpy as np
-from _common import Table, parser, save, wanted
+from _common import Table, run
 from scipy.stats import wilcoxon
 from sklearn.svm import SVC
 
@@ -140,20 +140,15 @@ def section_scale(args, tables):
     tables.append(table)
 
 
-def main():
-    p = parser(__doc__)
+def _arguments(p):
     p.add_argument("--trials", type=int, default=6)
     p.add_argument("--labels", default="6,20", help="labelled-set sizes (paper: 6,10,20,40)")
     p.add_argument("--ms", default="10", help="numbers of selected features (paper: 10,20)")
 
-    args = p.parse_args()
-    tables: list[Table] = []
-    for name, fn in [("scale", section_scale), ("digits", section_digits)]:
-        if wanted(args, name):
-            fn(args, tables)
-    save("fs_manifold" + ("-quick" if args.quick else ""), tables,
-         "python benchmarks/bench_fs_manifold.py" + (" --quick" if args.quick else "") +
-         (f" --trials {args.trials}" if args.trials != 20 else ""))
+
+def main():
+    run("fs_manifold", __doc__, [("scale", section_scale), ("digits", section_digits)],
+        _arguments)
 
 
 if __name__ == "__main__":

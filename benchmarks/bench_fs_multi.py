@@ -13,10 +13,8 @@ Run: ``.venv/bin/python benchmarks/bench_fs_multi.py`` (``--quick`` for a smoke 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
-from _common import Table, median_time, parser, save, timed_fit, wanted
+from _common import Table, median_time, run, timed_fit
 
 from explorer import FGM, FSMulti
 from explorer import metrics as M
@@ -107,15 +105,7 @@ def section_search(args, tables):
 
 
 def main():
-    args = parser(__doc__).parse_args()
-    tables: list[Table] = []
-    start = time.time()
-    for name, fn in [("search", section_search), ("curves", section_curves)]:
-        if wanted(args, name):
-            fn(args, tables)
-    print(f"\ntotal {time.time() - start:.0f} s")
-    save("fs_multi" + ("-quick" if args.quick else ""), tables,
-         "python benchmarks/bench_fs_multi.py" + (" --quick" if args.quick else ""))
+    run("fs_multi", __doc__, [("search", section_search), ("curves", section_curves)])
 
 
 if __name__ == "__main__":

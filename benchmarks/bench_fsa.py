@@ -17,12 +17,12 @@ Run: ``.venv/bin/python benchmarks/bench_fsa.py`` (``--quick`` for a smoke run).
 
 from __future__ import annotations
 
-import gc
 import statistics
 import time
 
 import numpy as np
-from _common import Table, median_time, parser, save, wanted, xts_pass_time
+from _common import Table, median_time, xts_pass_time
+from _common import run as run_benchmark
 
 from explorer import FSA
 from explorer.data import make_fsa_correlated, make_fsa_equicorrelated, make_fsa_nonlinear
@@ -167,21 +167,11 @@ def section_nonlinear(args, tables):
 
 
 def main():
-    p = parser(__doc__)
-    p.add_argument("--runs", type=int, default=100, help="seeds per table row")
-    args = p.parse_args()
     FSA(k=2).fit(np.random.default_rng(0).normal(size=(20, 5)), np.arange(20) % 2)  # JIT warm
-    tables: list[Table] = []
-    for name, fn in [("table2", section_table2), ("table3", section_table3),
-                     ("table4", section_table4), ("scale", section_scale),
-                     ("stability", section_stability), ("nonlinear", section_nonlinear)]:
-        if wanted(args, name):
-            fn(args, tables)
-            gc.collect()
-    command = "python benchmarks/bench_fsa.py" + (" --quick" if args.quick else "") + \
-        (f" --runs {args.runs}" if args.runs != 100 else "") + \
-        (f" --only {args.only}" if args.only else "")
-    save("fsa" + ("-quick" if args.quick else ""), tables, command)
+    run_benchmark("fsa", __doc__, [("table2", section_table2), ("table3", section_table3),
+                         ("table4", section_table4), ("scale", section_scale),
+                         ("stability", section_stability), ("nonlinear", section_nonlinear)],
+        lambda p: p.add_argument("--runs", type=int, default=100, help="seeds per table row"))
 
 
 if __name__ == "__main__":

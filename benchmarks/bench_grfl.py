@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from _common import Table, parser, save, wanted
+from _common import Table, run
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
@@ -217,16 +217,8 @@ def section_path(args, tables):
 
 
 def main():
-    args = parser(__doc__).parse_args()
-    tables: list[Table] = []
-    start = time.time()
-    for name, fn in [("solvers", section_solvers), ("path", section_path),
-                     ("gabor", section_gabor), ("groups", section_groups)]:
-        if wanted(args, name):
-            fn(args, tables)
-    print(f"\ntotal {time.time() - start:.0f} s")
-    save("grfl" + ("-quick" if args.quick else ""), tables,
-         "python benchmarks/bench_grfl.py" + (" --quick" if args.quick else ""))
+    run("grfl", __doc__, [("solvers", section_solvers), ("path", section_path),
+                          ("gabor", section_gabor), ("groups", section_groups)])
 
 
 if __name__ == "__main__":

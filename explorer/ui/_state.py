@@ -184,16 +184,22 @@ class ExplorerState(param.Parameterized):
         specs.update({k: v for k, v in self.method_params.items() if k in specs})
         return specs
 
+    def _validated(self, specs, name, value, what, owner):
+        """(True, value checked against its spec) or (False, None) with the error notified."""
+        if name not in specs:
+            self.notify(f"{what} has no parameter {name!r}", "error")
+            return False, None
+        try:
+            return True, specs[name].validate(value, owner=owner)
+        except ValueError as exc:
+            self.notify(str(exc), "error")
+            return False, None
+
     def set_param(self, name: str, value, *, refit: bool | None = None) -> bool:
         """Validate and set one method parameter; refits when live (or ``refit=True``)."""
         specs = {s.name: s for s in self.method_specs()}
-        if name not in specs:
-            self.notify(f"{self.method} has no parameter {name!r}", "error")
-            return False
-        try:
-            value = specs[name].validate(value, owner=self.method)
-        except ValueError as exc:
-            self.notify(str(exc), "error")
+        ok, value = self._validated(specs, name, value, self.method, self.method)
+        if not ok:
             return False
         self.method_params[name] = value
         if refit or (refit is None and self.live and specs[name].live):
@@ -202,13 +208,9 @@ class ExplorerState(param.Parameterized):
 
     def set_dataset_param(self, name: str, value) -> bool:
         specs = {s.name: s for s in self.dataset_specs()}
-        if name not in specs:
-            self.notify(f"dataset {self.dataset!r} has no parameter {name!r}", "error")
-            return False
-        try:
-            value = specs[name].validate(value, owner=self.dataset)
-        except ValueError as exc:
-            self.notify(str(exc), "error")
+        ok, value = self._validated(specs, name, value, f"dataset {self.dataset!r}",
+                                    self.dataset)
+        if not ok:
             return False
         previous = dict(self.dataset_params)
         self.dataset_params[name] = value

@@ -329,6 +329,7 @@ class ExplorerState(param.Parameterized):
         """Apply the worker's events on the caller's thread; return what the views need."""
         update = Update(reset=self._pending_reset, sweep_reset=self._pending_sweep_reset)
         self._pending_reset = self._pending_sweep_reset = False
+        failed = False
         while True:
             try:
                 event = self._events.get_nowait()
@@ -365,13 +366,16 @@ class ExplorerState(param.Parameterized):
                 self.running = False
                 self.paused = False
                 self.notify(f"{type(exc).__name__}: {exc}", "error")
-        if update.records:
+                update.finished = failed = True
+        if failed:
+            self.status = "Selected: – features · failed (see the message)"
+        elif update.records:
             self.n_records = len(self.records)
             last = update.records[-1]
             self._set_status(last)
             if self.paused or not self.running:
                 self._explain(last)
-        elif update.finished and self.records:
+        elif update.finished and self.records and self.estimator is not None:
             self._set_status(self.records[-1])
         return update
 

@@ -256,3 +256,17 @@ def test_grfl_gabor_gets_the_image_shape_and_warm_starts():
         assert len(s.estimator.generated_params_) == 6
     finally:
         s.close()
+
+
+def test_a_failing_fit_says_so_in_message_and_status():
+    s = ExplorerState(dataset="breast-cancer", live=False)
+    try:
+        s.method = "grfl"
+        s.set_param("family", "gabor")
+        assert s.fit()
+        update = s.wait(30)
+        assert update.finished and not s.running
+        assert s.message_level == "error" and "image_shape" in s.message
+        assert "failed" in s.status and "running" not in s.status
+    finally:
+        s.close()

@@ -109,7 +109,7 @@ def section_density(args, tables):
             t, est = median_time(lambda B=B, X=ds.X, y=ds.y: FGM(B=B).fit(X, y), 1)
             best = max(best, (est.score(ds.X_test, ds.y_test), t))
         nnz = ds.X.nnz if hasattr(ds.X, "nnz") else ds.X.size
-        if nnz <= 5e8:
+        if nnz <= 2.5e8:
             l1best = (-1, 0.0)
             from sklearn.svm import l1_min_c
 

@@ -33,21 +33,27 @@ class CutSolution:
     mu: np.ndarray         # block multipliers (Σ = 1 when some block is active)
 
 
-def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds, C: float,
-                      R: float, fit_intercept: bool = True, tol: float = 1e-9) -> CutSolution:
-    """Minimise ½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + b β_k + q_k) (|b| ≤ R) by its dual.
+def _scales(C: float, hint: float | None) -> list[float]:
+    """Units of α to try, best guess first. The dual is solved for a = α/unit; the right unit
+    is the size of the optimal α, which is C when Σα ≤ C binds (small C) and otherwise depends
+    on how the cuts cancel. Unscaled data with C = 10·n leaves α/C near 1e-6 and a unit
+    far from the optimum's size leaves Clarabel without progress, so the previous solve's Σα
+    (the cuts change one at a time) is the guess and a geometric ladder the fallback."""
+    guess = min(C, hint) if hint is not None and hint > 0 else min(C, 1.0)
+    ladder = [guess, C, guess * 30, guess / 30, guess * 1e3, guess / 1e3, 1.0]
+    out = []
+    for scale in ladder:
+        scale = min(scale, C)
+        if not any(abs(scale - s) <= 1e-12 * s for s in out):
+            out.append(scale)
+    return out
 
-    ``Pmat`` is W × K (column k is p_k restricted to the cached columns), ``bounds`` the
-    (start, stop) column range of each block.
-    """
-    W, K = Pmat.shape
-    T = len(bounds)
-    R = float(R) if fit_intercept else 0.0
-    # Solve for α' = α/C (Σα' ≤ 1): the objective is divided by C and the cones carry √C·G,
-    # which keeps the numbers near 1 whatever C is (C = 0.1·n … 5·n in the paper).
-    C = float(C)
-    scale = np.sqrt(C)
-    # variables x = [α (K), θ, τ]; minimise θ + Rτ − qᵀα
+
+def _cut_program(Pmat, q, beta, bounds, C, R, scale):
+    """The dual (13) as a conic program in x = [a (K), θ, τ] with α = scale·a, divided by
+    scale: minimise θ + Rτ − qᵀa over a ≥ 0, Σa ≤ C/scale, τ ≥ |βᵀa|,
+    θ ≥ ½·scale·‖G_t a‖² for every block t (G_t reduced to rank ≤ K)."""
+    K = Pmat.shape[1]
     n_var = K + 2
     i_theta, i_tau = K, K + 1
     q_obj = np.concatenate([-np.asarray(q, float), [1.0, R]])
@@ -61,62 +67,78 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
     add(-sp.eye(K, n_var, format="csr"), np.zeros(K), clarabel.NonnegativeConeT(K))
     total = np.zeros((1, n_var))
     total[0, :K] = 1.0
-    add(sp.csr_matrix(total), np.array([1.0]), clarabel.NonnegativeConeT(1))
-    # τ ≥ |βᵀα|: τ − βᵀα ≥ 0 and τ + βᵀα ≥ 0
+    add(sp.csr_matrix(total), np.array([C / scale]), clarabel.NonnegativeConeT(1))
     box = np.zeros((2, n_var))
     box[0, :K], box[0, i_tau] = np.asarray(beta, float), -1.0
     box[1, :K], box[1, i_tau] = -np.asarray(beta, float), -1.0
     add(sp.csr_matrix(box), np.zeros(2), clarabel.NonnegativeConeT(2))
-    # ½‖G_t α‖² ≤ θ  ⇔  ‖(√2 G_t α, θ − 1)‖ ≤ θ + 1, with G_t reduced to rank ≤ K
-    factors = []
+    ranks = []
     for a, b in bounds:
         G = Pmat[a:b]
         if G.shape[0] > K:  # ‖Gα‖ = ‖Rα‖ for G = QR: K rows are enough
             G = np.linalg.qr(G, mode="r")
-        factors.append(G)
-        r = G.shape[0]
-        cone = np.zeros((r + 2, n_var))
+        ranks.append(G.shape[0])
+        # ½‖G a‖²·scale ≤ θ  ⇔  ‖(√(2·scale) G a, θ − 1)‖ ≤ θ + 1
+        cone = np.zeros((G.shape[0] + 2, n_var))
         cone[0, i_theta] = -1.0
         cone[1, i_theta] = -1.0
-        cone[2:, :K] = -np.sqrt(2.0) * scale * G
-        add(sp.csr_matrix(cone), np.concatenate([[1.0, -1.0], np.zeros(r)]),
-            clarabel.SecondOrderConeT(r + 2))
-    A = sp.vstack(rows, format="csc")
-    b_vec = np.concatenate(rhs)
-    sol = None
-    for attempt_tol in (tol, 1e-7, 1e-5):
-        settings = clarabel.DefaultSettings()
-        settings.verbose = False
-        settings.tol_gap_abs = attempt_tol
-        settings.tol_gap_rel = attempt_tol
-        settings.tol_feas = attempt_tol
-        settings.max_iter = 200
-        solver = clarabel.DefaultSolver(sp.csc_matrix((n_var, n_var)), q_obj, A, b_vec, cones,
-                                        settings)
-        sol = solver.solve()
-        if str(sol.status).endswith("Solved"):
+        cone[2:, :K] = -np.sqrt(2.0 * scale) * G
+        add(sp.csr_matrix(cone), np.concatenate([[1.0, -1.0], np.zeros(G.shape[0])]),
+            clarabel.SecondOrderConeT(G.shape[0] + 2))
+    return q_obj, sp.vstack(rows, format="csc"), np.concatenate(rhs), cones, ranks
+
+
+def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds, C: float,
+                      R: float, fit_intercept: bool = True, tol: float = 1e-9,
+                      scale_hint: float | None = None) -> CutSolution:
+    """Minimise ½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + b β_k + q_k) (|b| ≤ R) by its dual.
+
+    ``Pmat`` is W × K (column k is p_k restricted to the cached columns), ``bounds`` the
+    (start, stop) column range of each block, ``scale_hint`` the expected Σα (the previous
+    solution's).
+    """
+    W, K = Pmat.shape
+    T = len(bounds)
+    R = float(R) if fit_intercept else 0.0
+    C = float(C)
+    sol, statuses = None, []
+    for scale in _scales(C, scale_hint):
+        q_obj, A, b_vec, cones, ranks = _cut_program(Pmat, q, beta, bounds, C, R, scale)
+        for attempt_tol in (tol, 1e-7):
+            settings = clarabel.DefaultSettings()
+            settings.verbose = False
+            settings.tol_gap_abs = attempt_tol
+            settings.tol_gap_rel = attempt_tol
+            settings.tol_feas = attempt_tol
+            settings.max_iter = 200
+            sol = clarabel.DefaultSolver(sp.csc_matrix((K + 2, K + 2)), q_obj, A, b_vec, cones,
+                                         settings).solve()
+            statuses.append(str(sol.status))
+            if statuses[-1].endswith("Solved"):
+                break
+        if statuses[-1].endswith("Solved"):
             break
-    status = str(sol.status)
-    if "Solved" not in status:
-        raise RuntimeError(f"the cut problem was not solved ({status})")
+    else:
+        raise RuntimeError("the cut problem was not solved "
+                           f"({', '.join(sorted(set(statuses)))})")
     x = np.asarray(sol.x)
     z = np.asarray(sol.z)
-    alpha = C * np.maximum(x[:K], 0.0)
+    alpha = scale * np.maximum(x[:K], 0.0)
     # duals: [K nonneg | 1 total | 2 box | cones (r_t + 2 each)]
     offset = K + 1
     nu_minus, nu_plus = z[offset], z[offset + 1]
     intercept = float(nu_plus - nu_minus) if fit_intercept else 0.0
     offset += 2
     mu = np.empty(T)
-    for t, G in enumerate(factors):
+    for t, r in enumerate(ranks):
         # the cone's multiplier on its θ rows: μ_t = z_0 + z_1 (stationarity in θ: Σμ = 1)
         mu[t] = z[offset] + z[offset + 1]
-        offset += G.shape[0] + 2
+        offset += r + 2
     g = Pmat @ alpha  # Σ_k α_k p_k over every cached column
     coef = np.empty(W)
     for t, (a, b) in enumerate(bounds):
         coef[a:b] = -mu[t] * g[a:b]
-    value = -C * float(sol.obj_val)
+    value = -scale * float(sol.obj_val)
     return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
 
 
@@ -154,6 +176,7 @@ class BundleMaster:
         self.intercept = 0.0
         self.total_inner = 0
         self.last_alpha = None
+        self._alpha_sum = None
         self.empty_objective = None
 
     # --------------------------------------------------------------- cuts
@@ -226,12 +249,14 @@ class BundleMaster:
                 best = (J, coef.copy(), b)
             self._add_cut(yb, dlt)
             sol = solve_cut_problem(self.Pmat, np.array(self.q), np.array(self.beta),
-                                    A.bounds, self.C, self.R, self.fit_intercept)
+                                    A.bounds, self.C, self.R, self.fit_intercept,
+                                    scale_hint=self._alpha_sum)
             gap = best[0] - sol.value
             trace.append(best[0])
             gaps.append(gap)
             cuts.append(len(self.q))
             coef, b = sol.coef, sol.intercept
+            self._alpha_sum = float(sol.alpha.sum())
             # certified gap relative to the progress over the empty model (J(0) − model min):
             # the objective itself is dominated by C·Δ and would stop the bundle at once
             scale = max(self.empty_objective - sol.value, 1e-12 * abs(self.empty_objective))

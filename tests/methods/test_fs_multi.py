@@ -4,6 +4,7 @@ formulation, the Hamming/hinge-SVM equivalence, bounds, and the shared outer loo
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,6 +73,21 @@ def test_cut_problem_matches_the_primal_conic_program(seed, fit_intercept):
     assert ours.value == pytest.approx(value, rel=1e-6, abs=1e-8)
     np.testing.assert_allclose(ours.coef, w, atol=1e-4)
     assert ours.intercept == pytest.approx(b, abs=1e-4)
+
+
+def test_cut_problem_on_unscaled_pixels_with_large_C_is_solved():
+    """Saved from FS-multi (F1) on raw digit pixels 9-vs-rest with C = 10·n: 93 cuts whose
+    p_k nearly cancel (‖Σα_k p_k‖ = 5.7 against α_k‖p_k‖ ≈ 8,500). Measuring α in units of
+    C left Clarabel without progress here."""
+    data = np.load(Path(__file__).parent / "data" / "cut_problem_unscaled_digits.npz")
+    P, q, beta, C, R = data["P"], data["q"], data["beta"], float(data["C"]), float(data["R"])
+    bounds = [tuple(b) for b in data["bounds"]]
+    assert C > 8000 and P.shape == (20, 93)
+    w, b, value = cut_problem_reference(P, q, beta, bounds, C, R, True)
+    for hint in (None, 1e-3, 1e4):  # a wrong guess of Σα is recovered by the fallback ladder
+        ours = solve_cut_problem(P, q, beta, bounds, C=C, R=R, scale_hint=hint)
+        assert ours.value == pytest.approx(value, rel=1e-6)
+        np.testing.assert_allclose(ours.coef, w, atol=1e-3 * np.linalg.norm(w))
 
 
 def test_hamming_loss_makes_it_a_hinge_svm():

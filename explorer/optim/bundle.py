@@ -150,7 +150,13 @@ class BundleMaster:
     The signal handed back for the next worst-case analysis is
     s_i = (1/n) Σ_k α_k (y_i − ȳᵏ_i); before any block exists the only cut is ȳ⁰ = −y
     (α = C on it: FGM's α = 1 analogue).
+
+    A cut whose weight stayed zero for ``prune_after`` consecutive cut problems is dropped
+    (a smaller cut model is still a valid lower bound; its labeling may be found again): the
+    cut problem's cost grows with the number of cuts, which otherwise reaches hundreds.
     """
+
+    prune_after = 25
 
     def __init__(self, y: np.ndarray, measure: str, C: float, *, k: int | None,
                  n_samples: int, sparse_cache: bool, fit_intercept: bool = True,
@@ -177,6 +183,7 @@ class BundleMaster:
         self.total_inner = 0
         self.last_alpha = None
         self._alpha_sum = None
+        self._idle = np.zeros(0, dtype=np.int64)
         self.empty_objective = None
 
     # --------------------------------------------------------------- cuts
@@ -186,6 +193,7 @@ class BundleMaster:
             if np.array_equal(existing, key):
                 return False
         self.labelings.append(key)
+        self._idle = np.append(self._idle, 0)
         diff = self.y - yb
         self.q.append(float(dlt))
         self.beta.append(float(-diff.sum() / self.n))
@@ -195,6 +203,16 @@ class BundleMaster:
         else:
             self.Pmat = np.zeros((0, len(self.labelings)))
         return True
+
+    def _prune(self) -> None:
+        keep = np.flatnonzero(self._idle < self.prune_after)
+        if keep.size == len(self.labelings):
+            return
+        self.labelings = [self.labelings[i] for i in keep]
+        self.q = [self.q[i] for i in keep]
+        self.beta = [self.beta[i] for i in keep]
+        self._idle = self._idle[keep]
+        self.Pmat = self.Pmat[:, keep]
 
     def _objective(self, f: np.ndarray, coef: np.ndarray):
         from .structured import most_violated
@@ -247,6 +265,7 @@ class BundleMaster:
             J, yb, dlt = self._objective(f, coef)
             if J < best[0]:
                 best = (J, coef.copy(), b)
+            self._prune()
             self._add_cut(yb, dlt)
             sol = solve_cut_problem(self.Pmat, np.array(self.q), np.array(self.beta),
                                     A.bounds, self.C, self.R, self.fit_intercept,
@@ -257,6 +276,8 @@ class BundleMaster:
             cuts.append(len(self.q))
             coef, b = sol.coef, sol.intercept
             self._alpha_sum = float(sol.alpha.sum())
+            active = sol.alpha > 1e-6 * max(self._alpha_sum, 1e-300)
+            self._idle = np.where(active, 0, self._idle + 1)
             # certified gap relative to the progress over the empty model (J(0) − model min):
             # the objective itself is dominated by C·Δ and would stop the bundle at once
             scale = max(self.empty_objective - sol.value, 1e-12 * abs(self.empty_objective))

@@ -12,6 +12,7 @@ from sklearn.svm import LinearSVC
 
 import explorer.methods.fgm as fgm_module
 import explorer.methods.fs_multi as fs_multi_module
+import explorer.optim.bundle as bundle_module
 from explorer import FSMulti
 from explorer.data import make
 from explorer.metrics import macro_f1
@@ -185,3 +186,18 @@ def test_warm_start_reuses_the_selection():
     est.set_params(B=6).fit(ds.X, ds.y)
     assert est.history_[0].info["n_blocks"] > 1  # the previous selection came back as blocks
     assert len(first & set(est.selected_features_)) >= len(first) // 2
+
+
+def test_dropping_idle_cuts_keeps_the_solution_and_shrinks_the_cut_model(monkeypatch):
+    ds = make("digits-9vr")
+    X, y = ds.X[:600], ds.y[:600]
+
+    def fit():
+        return FSMulti(B=10, C=len(y), measure="f1", max_outer=3, inner_tol=1e-4).fit(X, y)
+
+    pruned = fit()
+    monkeypatch.setattr(bundle_module.BundleMaster, "prune_after", 10**9)
+    kept = fit()
+    assert pruned.history_[-1].info["K"] < kept.history_[-1].info["K"] / 2
+    assert pruned.history_[-1].objective == pytest.approx(kept.history_[-1].objective, rel=1e-3)
+    assert set(np.flatnonzero(pruned.support_)) == set(np.flatnonzero(kept.support_))

@@ -166,6 +166,8 @@ class FSMulti(BaseSelector):
                                context=int(self.B), progress_scale=True)
         self._update_model(master)
         self.stop_reason_ = result.stop_reason
+        if not self.support_.any():
+            self.stop_reason_ += "; the empty model is optimal over the generated blocks"
         self.lower_bound_, self.upper_bound_ = result.lower, result.upper
         self.n_outer_ = int(result.n_outer)
         self.n_passes_ = int(space.passes)
@@ -201,4 +203,9 @@ class FSMulti(BaseSelector):
             text += f" Bounds on the optimum: [{record.lower:.4g}, {record.upper:.4g}]."
         if info.get("intercept_at_bound"):
             text += " The intercept sits at its bound: raise intercept_bound."
+        if record.n_selected == 0:
+            text += (" w = 0 is still optimal over these candidates (usual for F1/PRBEP on "
+                     "non-negative features while B is small): raise B or C.")
+        if info.get("stop_reason"):
+            text += f" Stopped — {info['stop_reason']}."
         return text

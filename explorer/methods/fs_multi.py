@@ -15,7 +15,8 @@ Two layers of cutting planes:
   dual (13) with Clarabel, and stopping on a certified gap: best true objective minus the cut
   model's minimum ≤ ``inner_tol`` × (J(0) − model minimum), i.e. relative to the progress over
   the empty model — relative to the objective itself, which C·Δ dominates, the bundle would
-  stop before a new block gets any weight. All cuts are kept across outer iterations.
+  stop before a new block gets any weight. Cuts are kept across outer iterations; one whose
+  weight stayed zero for 25 cut problems is dropped.
   The outer loop's ``tol`` is measured the same way.
 
 Intercept: the paper has none. ``fit_intercept=True`` adds an unpenalised b to the scores
@@ -24,8 +25,10 @@ precision for recall by shifting its threshold: with non-negative features such 
 no bias, w = 0 stays optimal for F1 until ≈ 24 features are candidates, because every feature
 pushes all scores up. PRBEP and Rec@k are ranking measures (their labelings have a fixed number
 of predicted positives): a common shift changes no ranking, and for Rec@k with k ≠ #positives it
-would make the risk unbounded below, so they never use b; their ``decision_function`` is a
-ranking score and ``predict`` thresholds it at 0.
+would make the risk unbounded below, so they never use b. Features that are on everywhere
+(pixels, counts) give the same shift without b, so for the ranking measures the cut
+coefficients y − ȳ are centred (Σ_i = 0; a no-op for PRBEP, where k = #positives). Their
+``decision_function`` is a ranking score and ``predict`` thresholds it at 0.
 """
 
 from __future__ import annotations

@@ -194,7 +194,7 @@ class BundleMaster:
                 return False
         self.labelings.append(key)
         self._idle = np.append(self._idle, 0)
-        diff = self.y - yb
+        diff = self._diff(yb)
         self.q.append(float(dlt))
         self.beta.append(float(-diff.sum() / self.n))
         if self.cache.width:
@@ -203,6 +203,19 @@ class BundleMaster:
         else:
             self.Pmat = np.zeros((0, len(self.labelings)))
         return True
+
+    def _diff(self, yb: np.ndarray) -> np.ndarray:
+        """y − ȳ (a column per labeling), centred for the ranking measures. Rec@k's labelings
+        have k ≠ #positives predicted positives, so Σ_i (y_i − ȳ_i) f_i rewards a common
+        shift of every score, which features that are on everywhere provide: the risk then
+        falls to zero with no ranking learnt. Centring removes the shift (as the free
+        intercept does for F1/Hamming) and changes neither the most violated labeling (all
+        have k positives) nor PRBEP (k = #positives, already centred)."""
+        y = self.y if yb.ndim == 1 else self.y[:, None]
+        diff = y - yb
+        if self.measure in ("prbep", "rec@k"):
+            diff = diff - diff.mean(axis=0)
+        return diff
 
     def _prune(self) -> None:
         keep = np.flatnonzero(self._idle < self.prune_after)
@@ -218,7 +231,7 @@ class BundleMaster:
         from .structured import most_violated
 
         yb, dlt = most_violated(self.y, f, self.measure, self.k)
-        risk = max(0.0, dlt - float((self.y - yb) @ f) / self.n)
+        risk = max(0.0, dlt - float(self._diff(yb) @ f) / self.n)
         norms = self._norms(coef)
         return 0.5 * float(norms.sum()) ** 2 + self.C * risk, yb, dlt
 
@@ -244,7 +257,7 @@ class BundleMaster:
     def add_block(self, columns) -> None:
         self.cache.add(columns.matrix)
         self.columns.append(columns)
-        diffs = self.y[:, None] - np.array(self.labelings, dtype=np.float64).T  # n × K
+        diffs = self._diff(np.array(self.labelings, dtype=np.float64).T)  # n × K
         A = columns.matrix
         new_rows = -np.asarray(A.T @ diffs) / self.n
         self.Pmat = np.vstack([self.Pmat, new_rows]) if self.Pmat.size else new_rows
@@ -302,7 +315,7 @@ class BundleMaster:
     # --------------------------------------------------------------- helpers
     def _signal(self, alpha: np.ndarray) -> np.ndarray:
         Yb = np.array(self.labelings, dtype=np.float64)  # K × n
-        return (alpha[:, None] * (self.y[None, :] - Yb)).sum(axis=0) / self.n
+        return (alpha[:, None] * self._diff(Yb.T).T).sum(axis=0) / self.n
 
     def _dual_base(self, alpha: np.ndarray) -> float:
         q = np.array(self.q[:alpha.size])

@@ -52,6 +52,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.selected = SelectedTable()
         self._last_map = 0.0
         self._map_dirty = False
+        self._carried = None
         self._callback = None
         self._layout = None
         self._building = False
@@ -250,14 +251,21 @@ class ExplorerApp(pn.viewable.Viewer):
 
     # ================================================================= polling
     def _tick(self):
+        # Bokeh sends plot patches as they are rendered but the status text only when the
+        # callback returns, so the curves of this tick's records are drawn on the next tick:
+        # the status line of a new fit reaches the browser first, not after every plot.
+        carried, self._carried = self._carried, None
         update = self.state.poll()
         plotted = False
-        if update.reset:
-            self.convergence.replace(update.records)
+        if carried is not None:
+            if carried.reset:
+                self.convergence.replace(carried.records)
+            else:
+                self.convergence.push(carried.records)
             self._map_dirty = plotted = True
-        elif update.records:
-            self.convergence.push(update.records)
-            self._map_dirty = plotted = True
+        if update.reset or update.records:
+            self._carried = update
+            plotted = True
         now = time.perf_counter()
         # the map is the slowest view: it waits for a tick without curve updates (so the
         # status and curves of a new fit go out first) and is refreshed at most every 0.25 s

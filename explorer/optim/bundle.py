@@ -309,8 +309,19 @@ class BundleMaster:
                                              and self.fit_intercept)})
 
     def lower_bound(self, solution, top_scores):
-        """Dual value at the cut weights α with the worst-case block (Theorem 2's β_T)."""
-        return solution.dual_base - 0.5 * float(np.sum(top_scores))
+        """Dual value with the worst-case block (Theorem 2's β_T) at the best multiple tα of
+        the cut weights: g(tα) = t·(αᵀq − R|αᵀβ|) − ½t²·S with S the top-B scores at α, and
+        any 0 ≤ t ≤ C/Σα is dual feasible. At t = 1 the bound is useless (−1e8 against an
+        objective of 1e4 on raw pixels) because the restricted problem's α overshoots the
+        scores of the features not yet in the model."""
+        a = float(solution.dual_base)
+        S = float(np.sum(top_scores))
+        total = float(np.sum(self.last_alpha)) if self.last_alpha is not None else 0.0
+        t_max = self.C / total if total > 0 else 1.0
+        if a <= 0.0:
+            return 0.0  # t = 0: the dual's value at α = 0
+        t = t_max if S <= 0.0 else min(a / S, t_max)
+        return a * t - 0.5 * t * t * S
 
     # --------------------------------------------------------------- helpers
     def _signal(self, alpha: np.ndarray) -> np.ndarray:

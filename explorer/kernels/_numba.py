@@ -240,6 +240,23 @@ def _block_norms(coef, bounds, out):
 
 
 @nb.njit(**_JIT)
+def _objective_at(A, bounds, coef, b, y, code, C, P, f, z, norms):
+    """½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) at (coef, b), refreshing P (block products), f and z."""
+    _block_products(A, bounds, coef, P)
+    for i in range(A.shape[0]):
+        acc = b
+        for t in range(bounds.shape[0]):
+            acc += P[i, t]
+        f[i] = acc
+        z[i] = y[i] * acc
+    _block_norms(coef, bounds, norms)
+    s = 0.0
+    for t in range(bounds.shape[0]):
+        s += norms[t]
+    return C * _loss_value(z, code) + 0.5 * s * s
+
+
+@nb.njit(**_JIT)
 def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, tol, max_iter,
                    min_iter, refresh, trace):
     """APG with backtracking for ½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) over a dense column cache
@@ -252,21 +269,10 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, t
     b = b0 if fit_intercept else 0.0
     tau = tau0
     P = np.empty((n, T))
-    _block_products(A, bounds, coef, P)
     f = np.empty(n)
     z = np.empty(n)
     norms = np.empty(T)
-    for i in range(n):
-        acc = b
-        for t in range(T):
-            acc += P[i, t]
-        f[i] = acc
-        z[i] = y[i] * acc
-    s = 0.0
-    _block_norms(coef, bounds, norms)
-    for t in range(T):
-        s += norms[t]
-    F = C * _loss_value(z, code) + 0.5 * s * s
+    F = _objective_at(A, bounds, coef, b, y, code, C, P, f, z, norms)
     trace[0] = F
     prev_coef = coef.copy()
     prev_P = P.copy()
@@ -364,18 +370,7 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, t
         if it >= min_iter and change <= tol * max(abs(F_new), 1e-12):
             converged = True
             break
-    _block_products(A, bounds, coef, P)
-    for i in range(n):
-        acc = b
-        for t in range(T):
-            acc += P[i, t]
-        f[i] = acc
-        z[i] = y[i] * acc
-    _block_norms(coef, bounds, norms)
-    s = 0.0
-    for t in range(T):
-        s += norms[t]
-    F = C * _loss_value(z, code) + 0.5 * s * s
+    F = _objective_at(A, bounds, coef, b, y, code, C, P, f, z, norms)
     trace[it] = F
     return coef, b, F, it, tau, converged, f
 

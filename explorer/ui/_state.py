@@ -535,25 +535,9 @@ class ExplorerState(param.Parameterized):
                 else:
                     problems.append(f"unknown dataset {dataset!r}")
         self.method_params = {}
-        specs = {s.name: s for s in self.dataset_specs()}
-        self.dataset_params = {}
-        for k, text in data_params.items():
-            if k not in specs:
-                problems.append(f"dataset {self.dataset!r} has no parameter {k!r}")
-                continue
-            try:
-                self.dataset_params[k] = specs[k].parse(text)
-            except ValueError as exc:
-                problems.append(str(exc))
-        method_specs = {s.name: s for s in self.method_specs()}
-        for k, text in flat.items():
-            if k not in method_specs:
-                problems.append(f"{self.method} has no parameter {k!r}")
-                continue
-            try:
-                self.method_params[k] = method_specs[k].parse(text)
-            except ValueError as exc:
-                problems.append(f"{k}: {exc}")
+        self.dataset_params = _parse_specs(self.dataset_specs(), data_params,
+                                           f"dataset {self.dataset!r}", problems)
+        self.method_params = _parse_specs(self.method_specs(), flat, self.method, problems)
         self.load()
         if problems:
             self.notify("Ignored in the URL: " + "; ".join(problems), "warning")
@@ -576,3 +560,19 @@ class ExplorerState(param.Parameterized):
 
     def export_json(self) -> str:
         return json.dumps(self.export_session(), indent=2)
+
+
+def _parse_specs(specs, texts: dict, owner: str, problems: list) -> dict:
+    """Parse URL texts by their parameter specs; unknown names and bad values go to
+    ``problems`` (named) and are left out."""
+    by_name = {spec.name: spec for spec in specs}
+    values = {}
+    for name, text in texts.items():
+        if name not in by_name:
+            problems.append(f"{owner} has no parameter {name!r}")
+            continue
+        try:
+            values[name] = by_name[name].parse(text)
+        except ValueError as exc:
+            problems.append(f"{name}: {exc}")
+    return values

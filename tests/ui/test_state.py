@@ -173,6 +173,14 @@ def test_url_with_dataset_knobs_and_bad_values(state):
     assert state.message_level == "warning"
 
 
+def test_url_bad_dataset_knobs_are_named_and_left_out(state):
+    problems = state.from_query({"dataset": "fsa-correlated", "data.n_samples": "many",
+                                 "data.colour": "red", "method": "fsa"}, fit=False)
+    assert any(p.startswith("n_samples:") for p in problems)
+    assert any("'fsa-correlated' has no parameter 'colour'" in p for p in problems)
+    assert state.dataset_params == {} and state.data is not None  # defaults, nothing lost
+
+
 def test_export_session_is_json_and_reproducible(tmp_path, state):
     state.method = "fgm"
     state.set_param("B", 4)

@@ -41,6 +41,11 @@ class ParamSpec:
         ``None`` is an accepted value (meaning "the paper's default", documented in ``help``).
     live : bool
         Moving the widget refits immediately (otherwise it waits for Run).
+    bound : {"n_features", "n_samples"}, optional
+        The data caps the value (B, k, m ≤ the number of features): widgets end there.
+    when : mapping of parameter name to allowed values
+        The parameter only matters when each named parameter has one of the given values
+        (``{"feature_map": ("poly2",)}``); the UI hides it otherwise.
     """
 
     name: str
@@ -56,6 +61,19 @@ class ParamSpec:
     live: bool = True
     step: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    bound: Literal["n_features", "n_samples"] | None = None
+    when: Mapping[str, tuple] = field(default_factory=dict)
+
+    def applies(self, values: Mapping[str, Any]) -> bool:
+        """Whether this parameter has an effect given the other parameters' ``values``."""
+        return all(values.get(name) in allowed for name, allowed in self.when.items())
+
+    def high_for(self, n_samples: int | None, n_features: int | None) -> float | None:
+        """The upper end of the range on data of this size (``bound`` applied)."""
+        cap = {"n_features": n_features, "n_samples": n_samples}.get(self.bound or "")
+        if cap is None:
+            return self.high
+        return cap if self.high is None else min(self.high, cap)
 
     def validate(self, value: Any, owner: str = "") -> Any:
         """Return ``value`` coerced to the declared kind, or raise ``ValueError`` saying why."""

@@ -5,15 +5,21 @@
         parameters on the same split, print the selected features and the test measures.
     explorer datasets | explorer methods
         List the catalogue or the registered methods.
-    explorer serve [--port 5006]
-        Serve the dashboard and the teaching pages (same as ``make serve``).
+    explorer serve [--port 5006] [--data PATH ...] [--max-upload-mb 50] [--no-show]
+        Serve the dashboard and the teaching pages on this machine only (127.0.0.1), as
+        ``make serve`` does. ``--data`` adds local files to the dataset list (for files too big
+        to upload).
+    explorer serve --share [--password-file FILE] [--origin HOST[:PORT] ...]
+        Serve to a class: listen on every interface, behind a password (Panel's basic auth;
+        the password comes from FILE or the EXPLORER_PASSWORD environment variable and is
+        never put on a command line), accepting pages only from the named origins (default:
+        this machine's host names and addresses).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -66,7 +72,7 @@ def run(args) -> int:
     params = {k: v for k, v in session.get("params", {}).items() if k in known}
     params.pop("warm_start", None)
     try:
-        check_compatible(method, dataset)
+        check_compatible(method, dataset, params)
         split = dataset.split(test_size=0.3, seed=0)
         estimator = cls(**params)
         estimator.fit(split.X, split.y, **fit_kwargs(estimator, split))
@@ -106,6 +112,18 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("methods", help="list the registered methods")
     p_serve = sub.add_parser("serve", help="serve the dashboard and teaching pages")
     p_serve.add_argument("--port", type=int, default=5006)
+    p_serve.add_argument("--share", action="store_true",
+                         help="listen on every interface, behind a password (a classroom)")
+    p_serve.add_argument("--password-file", help="file holding the class password "
+                         "(default: the EXPLORER_PASSWORD environment variable)")
+    p_serve.add_argument("--user", default="class", help="login name with --share")
+    p_serve.add_argument("--origin", action="append", help="allowed page origin HOST[:PORT] "
+                         "with --share (repeatable; default: this machine's names)")
+    p_serve.add_argument("--data", action="append", metavar="PATH",
+                         help="a local data file to offer in the dataset list (repeatable)")
+    p_serve.add_argument("--max-upload-mb", type=float, default=50.0,
+                         help="largest file the page accepts for upload (default 50)")
+    p_serve.add_argument("--show", action="store_true", help="open a browser")
     args = parser.parse_args(argv)
     if args.command == "run":
         return run(args)
@@ -121,10 +139,103 @@ def main(argv: list[str] | None = None) -> int:
         for name, cls in sorted(REGISTRY.items()):
             print(f"{name:<12} {cls.display_name or cls.__name__:<18} knob: {cls.sparsity_param}")
         return 0
+    return serve(args)
+
+
+def serve_arguments(args) -> list[str]:
+    """The ``panel serve`` command line of ``explorer serve`` (without the password)."""
     apps = sorted(str(p) for p in (Path(__file__).resolve().parents[1] / "apps").glob("*.py"))
-    return subprocess.call([sys.executable, "-m", "panel", "serve", *apps, "--port",
-                            str(args.port), "--index", "explorer", "--check-unused-sessions",
-                            "1000", "--unused-session-lifetime", "1000"])
+    port = str(args.port)
+    # a closed tab's session (and its worker threads) ends within ~2 s
+    argv = ["serve", *apps, "--port", port, "--index", "explorer",
+            "--check-unused-sessions", "1000", "--unused-session-lifetime", "1000",
+            "--websocket-max-message-size", str(websocket_limit(args.max_upload_mb))]
+    if args.share:
+        argv += ["--address", "0.0.0.0"]
+        for origin in args.origin or default_origins(args.port):
+            argv += ["--allow-websocket-origin", origin]
+    else:
+        argv += ["--address", "127.0.0.1", "--allow-websocket-origin", f"localhost:{port}",
+                 "--allow-websocket-origin", f"127.0.0.1:{port}"]
+    if args.show:
+        argv.append("--show")
+    return argv
+
+
+def websocket_limit(max_upload_mb: float) -> int:
+    """Bytes a websocket message may carry: an upload travels base64-encoded (4/3)."""
+    return int(max_upload_mb * 1024 * 1024 * 4 / 3) + 4 * 1024 * 1024
+
+
+def default_origins(port: int) -> list[str]:
+    """This machine's names and addresses with the port: where students' pages come from."""
+    import socket
+
+    names = {"localhost", "127.0.0.1", socket.gethostname(), socket.getfqdn()}
+    try:
+        names.update(info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None)
+                     if info[0] == socket.AF_INET)
+    except OSError:
+        pass
+    return sorted(f"{name}:{port}" for name in names if name)
+
+
+def read_password(args) -> str:
+    """The class password, from ``--password-file`` or ``EXPLORER_PASSWORD``."""
+    import os
+
+    if args.password_file:
+        try:
+            password = Path(args.password_file).read_text().strip()
+        except OSError as exc:
+            raise SystemExit(f"explorer: cannot read the password file: {exc}") from None
+    else:
+        password = os.environ.get("EXPLORER_PASSWORD", "").strip()
+    if not password:
+        raise SystemExit("explorer: --share needs a password: put it in a file given by "
+                         "--password-file FILE, or in the EXPLORER_PASSWORD environment "
+                         "variable (anyone who can reach this machine could use it otherwise)")
+    if len(password) < 8:
+        raise SystemExit("explorer: the class password must have at least 8 characters")
+    return password
+
+
+def serve(args) -> int:
+    """Run ``panel serve`` in this process with the explorer's settings."""
+    import json
+    import os
+    import secrets
+    import tempfile
+
+    argv = serve_arguments(args)
+    env = {"EXPLORER_MAX_UPLOAD_MB": str(args.max_upload_mb)}
+    if args.data:
+        missing = [p for p in args.data if not Path(p).exists()]
+        if missing:
+            raise SystemExit(f"explorer: no such data file: {', '.join(missing)}")
+        env["EXPLORER_DATA"] = os.pathsep.join(str(Path(p).resolve()) for p in args.data)
+    if args.share:
+        password = read_password(args)
+        # Panel reads {user: password} from a file; the password never appears in `ps`
+        handle, auth = tempfile.mkstemp(prefix="explorer-auth-", suffix=".json")
+        with os.fdopen(handle, "w") as f:
+            json.dump({args.user: password}, f)
+        os.chmod(auth, 0o600)
+        env["PANEL_COOKIE_SECRET"] = secrets.token_urlsafe(32)
+        argv += ["--basic-auth", auth]
+        print(f"explorer: sharing on every interface of this machine, port {args.port}; "
+              f"log in as {args.user!r} with the class password. Origins: "
+              + ", ".join(argv[i + 1] for i, a in enumerate(argv)
+                          if a == "--allow-websocket-origin"), file=sys.stderr)
+    os.environ.update(env)
+    from panel.command import main as panel_main
+
+    sys.argv = ["panel", *argv]
+    try:
+        panel_main()
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -70,13 +70,14 @@ def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callb
     return row
 
 
-def check_compatible(method, dataset: Dataset) -> None:
-    """Raise a ``DataError`` naming the dataset's file when the method cannot use its target
-    (a multi-class target for a binary-only method, labels for a regressor, …)."""
+def check_compatible(method, dataset: Dataset, params: dict | None = None) -> None:
+    """Raise a ``DataError`` naming the dataset's file when the method with ``params`` cannot
+    use its target (a multi-class target for a binary-only method, labels for a regressor, …).
+    The task is the one of these settings (FSA with ``loss="squared"`` is a regressor)."""
     from .data import DataError, check_binary
 
     cls = _resolve(method)
-    probe = cls()
+    probe = cls(**(params or {}))
     task = probe._task
     source = dataset.source or dataset.name
     if task == "classification":

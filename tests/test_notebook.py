@@ -22,6 +22,15 @@ def test_example_notebook_executes(path, tmp_path):
     assert not errors
     texts = "".join(o.get("text", "") for cell in nb.cells for o in cell.get("outputs", []))
     assert "features, test accuracy" in texts
+    # ExplorerApp around a fitted estimator draws its history (it used to show empty curves)
+    drawn = int(texts.split("convergence points drawn:")[1].split()[0])
+    assert drawn > 10
+    assert "done" in texts
+    # inline resources: BokehJS is embedded, not fetched from a CDN (views render offline)
+    html = "".join(o.get("data", {}).get("application/javascript", "") +
+                   o.get("data", {}).get("text/html", "")
+                   for cell in nb.cells for o in cell.get("outputs", []))
+    assert "cdn.bokeh.org" not in html and len(html) > 1_000_000
     rich = [o for cell in nb.cells for o in cell.get("outputs", [])
             if o.get("output_type") in ("display_data", "execute_result")]
     assert any("application/vnd.holoviews_load.v0+json" in o.get("data", {}) or

@@ -12,6 +12,7 @@ import gzip
 import io
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -369,10 +370,16 @@ def _from_frame(frame: pd.DataFrame, fname: str, label, *, line_offset: int,
 
 
 # ----------------------------------------------------------------------------- npz
+# what zipfile and numpy raise on a damaged archive: NotImplementedError for a header naming an
+# unknown zip version or compression method, RuntimeError for an encrypted member, zlib.error
+# for a corrupt deflate stream
+_ZIP_ERRORS = (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError,
+               RuntimeError, zlib.error)
+
 def _read_npz(raw: bytes, fname: str, label) -> Dataset:
     try:
         archive = np.load(io.BytesIO(raw), allow_pickle=False)
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+    except _ZIP_ERRORS as exc:
         raise DataError(f"is not a readable .npz archive ({exc})", source=fname) from None
     if not isinstance(archive, np.lib.npyio.NpzFile):
         raise DataError("holds a single array, not an .npz archive with X and y", source=fname)
@@ -412,7 +419,7 @@ def _read_npz(raw: bytes, fname: str, label) -> Dataset:
             extra["truth"] = archive["truth"].astype(np.int64)
         if "image_shape" in keys:
             extra["image_shape"] = tuple(int(v) for v in archive["image_shape"])
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+    except (*_ZIP_ERRORS, KeyError) as exc:
         if isinstance(exc, DataError):
             raise
         raise DataError(f"is a damaged .npz archive ({exc})", source=fname) from None

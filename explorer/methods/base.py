@@ -116,6 +116,19 @@ class Recorder:
     def should_stop(self) -> bool:
         return self._root().stopped
 
+    def interrupted(self) -> bool:
+        """Whether the fit must stop now, polled by inner loops between their steps.
+
+        True once a callback returned ``False``, or as soon as the callback's optional
+        ``cancelled()`` method says so: a callback object with that method (the app's *Stop*)
+        ends a fit within one inner step instead of at the next record."""
+        root = self._root()
+        if not root.stopped:
+            probe = getattr(root.callback, "cancelled", None)
+            if probe is not None and probe():
+                root.stopped = True
+        return root.stopped
+
     def emit(self, *, objective: float, n_selected: int, selected, inner_steps: int = 0,
              lower: float | None = None, upper: float | None = None,
              info: Mapping | None = None) -> bool:
@@ -188,6 +201,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     * ``more_features_when`` — ``"larger"`` if a larger knob value selects more features;
     * ``multiclass`` — ``"ovr"`` (one-vs-rest by the base), ``"native"`` or ``"binary"``;
     * ``supports_warm_start`` — a refit after a small change starts from the last solution.
+    * ``has_bounds``, ``has_inner_trace``, ``has_schedule`` — what the records carry (lower
+      and upper bounds, the inner solver's objective trace, FSA's M_e), so views draw only
+      what exists.
     """
 
     registry_name: ClassVar[str] = ""
@@ -198,6 +214,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     multiclass: ClassVar[str] = "ovr"
     supports_warm_start: ClassVar[bool] = False
     has_bounds: ClassVar[bool] = False
+    has_inner_trace: ClassVar[bool] = False  # records carry info["inner_objective"]
+    has_schedule: ClassVar[bool] = False     # records carry info["M_e"] (FSA)
     teaching: ClassVar[str] = ""
     _fit_params: ClassVar[tuple[str, ...]] = ()  # extra keyword arguments fit() accepts
 
@@ -268,7 +286,11 @@ class BaseSelector(SelectorMixin, BaseEstimator):
                             f"{X.shape[0]} sample")
         y = np.asarray(y)
         check_rows(X, y)
-        recorder = Recorder(callback)
+        warm = bool(getattr(self, "warm_start", False)) and (
+            getattr(self, "_warm", None) is not None or
+            getattr(self, "estimators_", None) is not None)
+        # a warm fit depends on the fit before it: every record says so
+        recorder = Recorder(callback, info={"warm_start": True} if warm else None)
         task = self._task
         y = check_labels(y, task="multitask" if (y.ndim == 2 and self.multiclass == "native")
                          else ("classification" if task == "classification" else "regression"))

@@ -21,7 +21,8 @@ from .._params import ParamSpec
 from .base import BaseSelector, Recorder, register
 
 _K_SPEC = ParamSpec("k", "target #features", None, "int", 1, 100000, log=True, nullable=True,
-                    help="bisect C until exactly k features are non-zero (None: use C)")
+                    help="bisect C until exactly k features are non-zero (None: use C)",
+                    bound="n_features")
 _REFIT = ParamSpec("refit", "refit (de-bias)", False, "bool",
                    help="retrain an ℓ2 model of the same loss on the selected features")
 
@@ -186,7 +187,8 @@ class L1SVM(_LinearL1):
         ParamSpec("C", "C", 0.05, "float", 1e-5, 1e3, log=True,
                   help="inverse ℓ1 strength: larger C keeps more features"),
         _K_SPEC, _REFIT,
-        ParamSpec("refit_C", "refit C", 1.0, "float", 1e-4, 1e4, log=True, live=False),
+        ParamSpec("refit_C", "refit C", 1.0, "float", 1e-4, 1e4, log=True, live=False,
+                  when={"refit": (True,)}),
         ParamSpec("max_iter", "max iterations", 2000, "int", 10, 100000, live=False),
     )
 
@@ -219,7 +221,8 @@ class L1LogReg(_LinearL1):
         ParamSpec("C", "C", 0.1, "float", 1e-5, 1e3, log=True,
                   help="inverse ℓ1 strength: larger C keeps more features"),
         _K_SPEC, _REFIT,
-        ParamSpec("refit_C", "refit C", 1.0, "float", 1e-4, 1e4, log=True, live=False),
+        ParamSpec("refit_C", "refit C", 1.0, "float", 1e-4, 1e4, log=True, live=False,
+                  when={"refit": (True,)}),
         ParamSpec("max_iter", "max iterations", 1000, "int", 10, 100000, live=False),
     )
 
@@ -255,7 +258,7 @@ class RFESelector(BaseSelector):
     multiclass = "native"
     param_specs = (
         ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
-                  help="number of features to keep"),
+                  help="number of features to keep", bound="n_features"),
         ParamSpec("step", "step", 0.2, "float", 1e-3, 1e5, log=True,
                   help="fraction (<1) or number (>=1) of features removed per round"),
         ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True, help="SVM trade-off"),
@@ -334,7 +337,7 @@ class FisherSVM(BaseSelector):
     multiclass = "native"
     param_specs = (
         ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
-                  help="number of features with the largest Fisher score"),
+                  help="number of features with the largest Fisher score", bound="n_features"),
         ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True, help="SVM trade-off"),
     )
 
@@ -379,7 +382,8 @@ class LassoSelector(BaseSelector):
         ParamSpec("alpha", "α", 0.1, "float", 1e-6, 1e3, log=True,
                   help="ℓ1 strength: larger α keeps fewer features"),
         _K_SPEC, _REFIT,
-        ParamSpec("refit_alpha", "refit ridge", 1e-2, "float", 0.0, 1e3, live=False),
+        ParamSpec("refit_alpha", "refit ridge", 1e-2, "float", 0.0, 1e3, live=False,
+                  when={"refit": (True,)}),
     )
 
     def __init__(self, alpha: float = 0.1, k: int | None = None, refit: bool = False,

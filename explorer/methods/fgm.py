@@ -75,6 +75,7 @@ class FGM(BaseSelector):
     display_name = "FGM"
     sparsity_param = "B"
     has_bounds = True
+    has_inner_trace = True
     supports_warm_start = True
     _fit_params = ("groups",)
     teaching = ("Each outer iteration scores every feature by (Xᵀ(α⊙y))², adds the B best as a "
@@ -82,7 +83,7 @@ class FGM(BaseSelector):
                 "the training errors.")
     param_specs = (
         ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
-                  help="candidates added per cutting-plane iteration"),
+                  help="candidates added per cutting-plane iteration", bound="n_features"),
         ParamSpec("C", "C", 10.0, "float", 1e-3, 1e4, log=True, help="loss trade-off"),
         ParamSpec("loss", "loss", "squared_hinge", "choice",
                   choices=("squared_hinge", "logistic"),
@@ -101,9 +102,12 @@ class FGM(BaseSelector):
         ParamSpec("feature_map", "feature map", None, "choice",
                   choices=(None, "poly2", "binned"), nullable=True,
                   help="nonlinear selection: degree-2 products or binned responses"),
-        ParamSpec("poly_gamma", "poly γ", 1.0, "float", 1e-6, 1e6, log=True, live=False),
-        ParamSpec("poly_r", "poly r", 1.0, "float", 0.0, 1e6, live=False),
-        ParamSpec("n_bins", "bins", 8, "int", 2, 255, live=False),
+        ParamSpec("poly_gamma", "poly γ", 1.0, "float", 1e-6, 1e6, log=True, live=False,
+                  when={"feature_map": ("poly2",)}),
+        ParamSpec("poly_r", "poly r", 1.0, "float", 0.0, 1e6, live=False,
+                  when={"feature_map": ("poly2",)}),
+        ParamSpec("n_bins", "bins", 8, "int", 2, 255, live=False,
+                  when={"feature_map": ("binned",)}),
         ParamSpec("warm_start", "warm start", False, "bool",
                   help="refit from the previous solution"),
     )
@@ -154,7 +158,8 @@ class FGM(BaseSelector):
         initial_blocks, coef0, tau0 = self._warm_blocks(space)
         master = L12Master(y, LOSSES[self.loss](), self.C, n_samples=X.shape[0],
                            sparse_cache=sparse_cache, fit_intercept=self.fit_intercept,
-                           inner_tol=self.inner_tol, max_inner=self.max_inner, coef0=coef0)
+                           inner_tol=self.inner_tol, max_inner=self.max_inner, coef0=coef0,
+                           interrupt=recorder.interrupted)
         master.tau = tau0
         self._master = master
         previously = set()

@@ -76,7 +76,7 @@ class FSManifold(BaseSelector):
                 "value as a cut, and moves p to the level set between the bounds.")
     param_specs = (
         ParamSpec("m", "m (features)", 20, "int", 1, 100000, log=True,
-                  help="number of features selected"),
+                  help="number of features selected", bound="n_features"),
         ParamSpec("tau", "τ (manifold weight)", 0.5, "float", 0.0, 1.0,
                   help="0: supervised; 'auto': cross-validated",
                   extra={"allow_strings": ("auto",), "options": TAU_GRID + ("auto",)}),

@@ -82,19 +82,21 @@ class FSMulti(BaseSelector):
     display_name = "FS-multi"
     sparsity_param = "B"
     has_bounds = True
+    has_inner_trace = True
     supports_warm_start = True
     _fit_params = ("groups",)
     teaching = ("Each outer iteration adds the B features that best explain the current most "
                 "violated labelings, then a bundle method re-optimises the measure's loss.")
     param_specs = (
         ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
-                  help="features added per cutting-plane iteration"),
+                  help="features added per cutting-plane iteration", bound="n_features"),
         ParamSpec("C", "C", None, "float", 1e-3, 1e7, log=True, nullable=True,
                   help="None: the paper's C = 0.1·n"),
         ParamSpec("measure", "measure", "f1", "choice", choices=MEASURE_CHOICES,
                   help="the multivariate measure to optimise"),
         ParamSpec("k", "k of Rec@k", None, "int", 1, 10**7, log=True, nullable=True,
-                  help="None: twice the number of positives"),
+                  help="None: twice the number of positives", bound="n_samples",
+                  when={"measure": ("rec@k",)}),
         ParamSpec("max_outer", "max outer iterations", 15, "int", 1, 200),
         ParamSpec("tol", "outer tolerance", 1e-2, "float", 0.0, 1.0, live=False),
         ParamSpec("inner_tol", "bundle gap tolerance", 1e-3, "float", 0.0, 1.0, live=False),
@@ -102,7 +104,7 @@ class FSMulti(BaseSelector):
         ParamSpec("fit_intercept", "intercept", True, "bool",
                   help="unpenalised threshold (not in the paper)"),
         ParamSpec("intercept_bound", "intercept bound", 1e3, "float", 1e-3, 1e9, log=True,
-                  live=False),
+                  live=False, when={"fit_intercept": (True,)}),
         ParamSpec("feature_scaling", "feature scaling", None, "choice", choices=(None, "norm"),
                   nullable=True),
         ParamSpec("warm_start", "warm start", False, "bool"),
@@ -145,7 +147,8 @@ class FSMulti(BaseSelector):
                               sparse_cache=sp.issparse(X) and density < 0.1,
                               fit_intercept=use_b, inner_tol=self.inner_tol,
                               max_inner=int(self.max_inner),
-                              intercept_bound=self.intercept_bound)
+                              intercept_bound=self.intercept_bound,
+                              interrupt=recorder.interrupted)
         self._master = master
         initial = self._warm_blocks()
         previously = set()

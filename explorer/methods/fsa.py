@@ -78,12 +78,13 @@ class FSA(BaseSelector):
     sparsity_param = "k"
     multiclass = "binary"
     supports_warm_start = True
+    has_schedule = True
     _fit_params = ("query",)
     teaching = ("Each iteration takes one gradient step on all surviving variables and then "
                 "keeps only the M_e largest |β_j|; the schedule M_e shrinks from M to k.")
     param_specs = (
         ParamSpec("k", "k (features kept)", 10, "int", 1, 100000, log=True,
-                  help="number of variables selected"),
+                  help="number of variables selected", bound="n_features"),
         ParamSpec("loss", "loss", "logistic", "choice",
                   choices=("logistic", "huber_svm", "lorenz", "squared", "ranking"),
                   help="logistic (6), Huber SVM (7), Lorenz (8), squared (4), ranking (9)"),
@@ -96,12 +97,14 @@ class FSA(BaseSelector):
         ParamSpec("eta", "learning rate η", None, "float", 1e-6, 1e4, log=True, nullable=True,
                   help="None: the paper's (20 logistic, 1 otherwise)"),
         ParamSpec("ridge", "ridge s", 1e-3, "float", 0.0, 1e3, help="prior sβ²"),
-        ParamSpec("huber_h", "Huber h", 0.1, "float", 1e-4, 10.0, live=False),
+        ParamSpec("huber_h", "Huber h", 0.1, "float", 1e-4, 10.0, log=True, live=False,
+                  when={"loss": ("huber_svm",)}),
         ParamSpec("basis", "basis", None, "choice", choices=(None, "piecewise_linear"),
                   nullable=True, help="piecewise-linear responses (§2.5)"),
-        ParamSpec("bins", "bins B", 10, "int", 1, 1000, live=False),
+        ParamSpec("bins", "bins B", 10, "int", 1, 1000, live=False,
+                  when={"basis": ("piecewise_linear",)}),
         ParamSpec("smoothness", "smoothness c", 0.1, "float", 0.0, 1e4, live=False,
-                  help="second-order prior (13)"),
+                  help="second-order prior (13)", when={"basis": ("piecewise_linear",)}),
         ParamSpec("standardize", "standardize", True, "bool"),
         ParamSpec("fit_intercept", "intercept", True, "bool"),
         ParamSpec("warm_start", "warm start", False, "bool", help="start from the previous β"),

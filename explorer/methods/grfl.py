@@ -87,6 +87,7 @@ class GrFL(BaseSelector):
     sparsity_param = "max_features"
     multiclass = "native"
     supports_warm_start = True
+    has_inner_trace = True
     _fit_params = ("image_shape", "feature_family")
     teaching = ("Each iteration samples candidate features, adds the one whose gradient "
                 "violates the optimality conditions most, and re-solves the master.")
@@ -205,7 +206,8 @@ class GrFL(BaseSelector):
         if params:
             # a warm start re-solves the master on the kept features at the new λ first
             res = solve(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws, b0=b,
-                        tol=max(self.tol * 1e-2, 1e-10), max_iter=5000)
+                        tol=max(self.tol * 1e-2, 1e-10), max_iter=5000,
+                        interrupt=recorder.interrupted)
             W, ws, b = res.W, res.w_shared, res.b
             self._update(params, scales, W, ws, b, X.shape[1])
             recorder.emit(objective=res.objective,
@@ -247,7 +249,8 @@ class GrFL(BaseSelector):
             ws = np.concatenate([ws, np.zeros(gsize)])
             kw = {"L0": L_est} if self.solver == "fista" else {}
             res = solve(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws, b0=b,
-                        tol=max(self.tol * 1e-2, 1e-10), max_iter=5000, **kw)
+                        tol=max(self.tol * 1e-2, 1e-10), max_iter=5000,
+                        interrupt=recorder.interrupted, **kw)
             W, ws, b, L_est = res.W, res.w_shared, res.b, res.step_constant
             self._update(params, scales, W, ws, b, X.shape[1])
             norms = group_norms(W, groups, q)

@@ -117,7 +117,7 @@ def apg_blocks(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
                coef0: np.ndarray | None = None, intercept0: float = 0.0,
                fit_intercept: bool = True, tau0: float | None = None, eta: float = 0.7,
                tol: float = 1e-4, max_iter: int = 2000, min_iter: int = 2,
-               refresh: int = 100) -> APGResult:
+               refresh: int = 100, interrupt: Callable[[], bool] | None = None) -> APGResult:
     """Minimise ``C Σ l(y_i f_i) + penalty(block norms)`` by APG with backtracking.
 
     Parameters
@@ -136,6 +136,9 @@ def apg_blocks(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
         ``1/η`` until the quadratic model majorises (Alg. 4).
     tol : float
         Stop when the relative change of the objective is at most ``tol`` (the paper: 1e-4).
+    interrupt : callable, optional
+        Polled before every step; when it returns True the current iterate is returned
+        (a user's *Stop* lands within one step).
 
     Notes
     -----
@@ -159,6 +162,9 @@ def apg_blocks(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
     converged = False
     it = 0
     for it in range(1, max_iter + 1):
+        if interrupt is not None and interrupt():
+            it -= 1
+            break
         rho_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * rho * rho))
         beta = (rho - 1.0) / rho_next
         v = coef + beta * (coef - prev_coef)
@@ -218,13 +224,15 @@ NUMBA_MAX_CELLS = 60_000
 def apg_l1_squared(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
                    coef0=None, intercept0: float = 0.0, fit_intercept: bool = True,
                    tau0: float | None = None, eta: float = 0.7, tol: float = 1e-4,
-                   max_iter: int = 2000, min_iter: int = 2, refresh: int = 100) -> APGResult:
+                   max_iter: int = 2000, min_iter: int = 2, refresh: int = 100,
+                   interrupt: Callable[[], bool] | None = None) -> APGResult:
     """FGM's restricted master: :func:`apg_blocks` with the ℓ1² penalty.
 
     Small dense caches (n·W ≤ ``NUMBA_MAX_CELLS``) run in the numba kernel
     :func:`explorer.kernels._numba.apg_l1sq_dense`, where Python's per-iteration overhead
     would dominate; larger ones run in numpy, whose two passes per iteration are BLAS calls
-    that beat single-threaded loops. Both compute the same iterates (tested)."""
+    that beat single-threaded loops. Both compute the same iterates (tested). ``interrupt``
+    is polled between steps on the numpy path; a numba solve is small and runs to its end."""
     from ..kernels import _numba
 
     codes = {"squared_hinge": 0, "logistic": 1}
@@ -234,7 +242,8 @@ def apg_l1_squared(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float,
         return apg_blocks(cache, y, loss, C, block_scales=l1_squared_block_scales,
                           penalty=l1_squared_penalty, coef0=coef0, intercept0=intercept0,
                           fit_intercept=fit_intercept, tau0=tau0, eta=eta, tol=tol,
-                          max_iter=max_iter, min_iter=min_iter, refresh=refresh)
+                          max_iter=max_iter, min_iter=min_iter, refresh=refresh,
+                          interrupt=interrupt)
     W = cache.width
     coef = np.zeros(W) if coef0 is None else np.ascontiguousarray(coef0, dtype=np.float64)
     bounds = np.array(cache.bounds, dtype=np.int64).reshape(-1, 2)

@@ -160,9 +160,11 @@ class BundleMaster:
 
     def __init__(self, y: np.ndarray, measure: str, C: float, *, k: int | None,
                  n_samples: int, sparse_cache: bool, fit_intercept: bool = True,
-                 inner_tol: float = 1e-3, max_inner: int = 200, intercept_bound: float = 1e3):
+                 inner_tol: float = 1e-3, max_inner: int = 200, intercept_bound: float = 1e3,
+                 interrupt=None):
         from .apg import BlockCache
 
+        self.interrupt = interrupt
         self.y = np.asarray(y, dtype=np.float64)
         self.n = self.y.size
         self.measure = measure
@@ -273,6 +275,8 @@ class BundleMaster:
         steps = 0
         sol = None
         while steps < self.max_inner:
+            if steps and self.interrupt is not None and self.interrupt():
+                break
             steps += 1
             f = A.block_products(coef).sum(axis=1) + b if A.n_blocks else np.full(self.n, b)
             J, yb, dlt = self._objective(f, coef)

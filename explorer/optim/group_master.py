@@ -105,7 +105,8 @@ def objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, block=None) -> fl
 
 
 def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None, b0=None,
-                 tol=1e-6, max_iter=5000, L0=None, kkt_tol=None) -> MasterResult:
+                 tol=1e-6, max_iter=5000, L0=None, kkt_tol=None,
+                 interrupt=None) -> MasterResult:
     """Accelerated proximal gradient with backtracking (Beck & Teboulle) on eq. (17).
 
     Stops when the objective changes by at most ``tol`` relative, or — with ``kkt_tol`` — when
@@ -128,6 +129,8 @@ def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=Non
     converged = False
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
+        if interrupt is not None and interrupt():
+            break
         Fz = Phi @ (zW + zs[:, None]) + zb[None, :]
         fz = loss_value(loss, Y, Fz)
         G = loss_gradient(loss, Y, Fz)
@@ -190,7 +193,7 @@ def _prox_loss(loss: str, v: np.ndarray, xi: float) -> np.ndarray:
 
 
 def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None, b0=None,
-                tol=1e-6, max_iter=5000, xi=None, eta=None) -> MasterResult:
+                tol=1e-6, max_iter=5000, xi=None, eta=None, interrupt=None) -> MasterResult:
     """The ADMM of §4.1 on eq. (17), with the two linear systems' inverses cached."""
     n, c = Phi.shape
     T = Y.shape[1]
@@ -226,6 +229,8 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
     converged = False
     it = 0
     for it in range(1, max_iter + 1):
+        if interrupt is not None and interrupt():
+            break
         F = Phi @ (W + ws[:, None]) + b[None, :]
         z = cvec - D * F
         a = _prox_loss(loss, z + mu / xi, xi)

@@ -8,6 +8,8 @@ parameters and asserting on results, without a browser. The Panel layer only mir
 from __future__ import annotations
 
 import json
+import logging
+import os
 import queue
 import time
 from dataclasses import dataclass, field
@@ -17,18 +19,39 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 import param
-from sklearn.base import clone
 
 from .. import metrics as M
 from .._params import ParamSpec
 from ..data import DataError, Dataset, catalogue, entry, load
 from ..experiments import check_compatible, fit_kwargs
 from ..methods import REGISTRY, get_method
-from ._worker import FitRequest, FitWorker, SweepWorker
+from ._worker import FitRequest, FitWorker, SweepWorker, kernels_ready
+
+log = logging.getLogger("explorer.ui")
 
 SESSION_VERSION = 1
 UPLOAD = "upload"
 BIG_DATA = 20_000_000  # n × m above which live refits start switched off
+DEFAULT_MAX_UPLOAD_MB = 50.0
+
+
+def max_upload_mb() -> float:
+    """The largest upload this server accepts (``explorer serve --max-upload-mb``)."""
+    try:
+        return float(os.environ.get("EXPLORER_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB))
+    except ValueError:
+        return DEFAULT_MAX_UPLOAD_MB
+
+
+def local_files() -> dict[str, str]:
+    """Files offered by ``explorer serve --data PATH``: dataset name (file name) → path."""
+    paths = [p for p in os.environ.get("EXPLORER_DATA", "").split(os.pathsep) if p]
+    return {os.path.basename(p): p for p in paths}
+
+
+def available_datasets() -> list[str]:
+    """Catalogue names, then the server's local files."""
+    return catalogue() + [name for name in local_files() if name not in catalogue()]
 
 
 @dataclass
@@ -89,6 +112,7 @@ class ExplorerState(param.Parameterized):
         self._fit_started = 0.0
         self._pending_reset = False
         self._pending_sweep_reset = False
+        self._stopped = False
         if isinstance(dataset, Dataset):
             self._use_dataset(dataset, name=dataset.name or "dataset")
         elif dataset is not None:
@@ -100,7 +124,8 @@ class ExplorerState(param.Parameterized):
     # ================================================================= data
     def dataset_specs(self) -> tuple[ParamSpec, ...]:
         """Knobs of the current catalogue entry (sizes, seed, noise); none for files."""
-        if self.dataset == UPLOAD or self.dataset not in catalogue():
+        if self.dataset == UPLOAD or self.dataset not in catalogue() or \
+                self.dataset in local_files():
             return ()
         return entry(self.dataset).params
 
@@ -112,6 +137,9 @@ class ExplorerState(param.Parameterized):
                     raise DataError("no file uploaded yet")
                 ds = load(self.upload_bytes, name=self.upload_name, label=self.label_column)
                 ds.name = self.upload_name
+            elif self.dataset in local_files():
+                ds = load(local_files()[self.dataset], label=self.label_column)
+                ds.name = self.dataset
             else:
                 ds = load(self.dataset, **self.dataset_params)
         except (DataError, ValueError) as exc:
@@ -122,6 +150,12 @@ class ExplorerState(param.Parameterized):
 
     def upload(self, content: bytes, filename: str, label: str | None = None) -> bool:
         """Use an uploaded file; on a problem the message names it and the old data stays."""
+        limit = max_upload_mb()
+        if len(content) > limit * 1024 * 1024:
+            self.notify(f"{filename} is {len(content) / 2**20:.1f} MB, above this server's "
+                        f"upload limit of {limit:g} MB. Serve it from disk instead: "
+                        f"explorer serve --data {filename}", "error")
+            return False
         try:
             ds = load(content, name=filename, label=label or None)
         except DataError as exc:
@@ -236,34 +270,40 @@ class ExplorerState(param.Parameterized):
 
     def _explain_compatibility(self) -> bool:
         try:
-            check_compatible(self.method, self.data)
+            check_compatible(self.method, self.data, self.current_params())
         except DataError as exc:
             self.notify(str(exc), "error")
             return False
         return True
 
     # ================================================================= fitting
-    def _make_estimator(self):
+    def _make_estimator(self, *, fresh: bool = False):
+        """The estimator of the current settings. It starts from the previous model only
+        when the user asked for it (``warm_start`` ticked) and the previous model was fitted
+        on the same data by the same method; its records then say ``warm_start``."""
         cls = self.method_class
         params = self.current_params()
+        estimator = cls(**params)
         last = self.estimator
-        if cls.supports_warm_start and last is not None and type(last) is cls \
-                and getattr(last, "_fitted_version", None) == self.data_version \
-                and hasattr(last, "_warm"):
-            warm = clone(last).set_params(**{**params, "warm_start": True})
-            warm._warm = last._warm
-            return warm
-        return cls(**params)
+        if not fresh and params.get("warm_start") and cls.supports_warm_start \
+                and type(last) is cls and hasattr(last, "_warm") \
+                and getattr(last, "_fitted_version", None) == self.data_version:
+            estimator._warm = last._warm
+            if hasattr(last, "estimators_"):
+                estimator.estimators_ = last.estimators_
+        return estimator
 
-    def fit(self, *, stepping: bool = False) -> bool:
-        """Start a fit of the current method on the training part (cancels the one running)."""
+    def fit(self, *, stepping: bool = False, fresh: bool = False) -> bool:
+        """Start a fit of the current method on the training part (cancels the one running).
+
+        ``fresh=True`` never warm-starts (teaching pages' *Restart*)."""
         if self.data is None:
             self.notify("no data loaded", "error")
             return False
         if not self._explain_compatibility():
             return False
         self._token += 1
-        estimator = self._make_estimator()
+        estimator = self._make_estimator(fresh=fresh)
         version = self.data_version
 
         def make():
@@ -281,7 +321,10 @@ class ExplorerState(param.Parameterized):
         if self._worker is None:
             raise RuntimeError("this state was created without a worker")
         self._worker.submit(request)
-        self.status = "Selected: – features · running…"
+        self._stopped = False
+        self.status = "Selected: – features · running…" + (
+            "" if kernels_ready() else " (first run: compiling the numerical kernels, "
+            "a few seconds once)")
         return True
 
     def run(self) -> bool:
@@ -357,15 +400,17 @@ class ExplorerState(param.Parameterized):
                 self.estimator = event.payload
                 self.running = False
                 self.paused = False
+                self._stopped = event.kind == "stopped"
                 update.finished = True
                 if event.kind == "stopped":
                     self.notify("Stopped: the model of the last finished iteration is kept.",
                                 "info")
             elif event.kind == "error":
-                exc, _trace = event.payload
+                exc, trace = event.payload
                 self.running = False
                 self.paused = False
-                self.notify(f"{type(exc).__name__}: {exc}", "error")
+                log.error("fit of %s on %s failed:\n%s", self.method, self.dataset, trace)
+                self.notify(f"The fit failed: {type(exc).__name__}: {exc}", "error")
                 update.finished = failed = True
         if failed:
             self.status = "Selected: – features · failed (see the message)"
@@ -380,10 +425,19 @@ class ExplorerState(param.Parameterized):
         return update
 
     def _set_status(self, record) -> None:
-        state = "paused" if self.paused else ("running…" if self.running else "done")
+        if self.paused:
+            state = "paused"
+        elif self.running:
+            state = "running…"
+        else:
+            state = "stopped" if self._stopped else "done"
+        scores = ""
+        if not self.running and self.estimator is not None:
+            scores = "".join(f" · test {M.METRICS[k].label} {v:.3f}"
+                             for k, v in self.headline_scores().items())
         self.status = (f"Selected: {record.n_selected} features · objective "
                        f"{record.objective:.5g} · iteration {record.iteration + 1} · "
-                       f"{record.elapsed:.2f} s · {state}")
+                       f"{record.elapsed:.2f} s{scores} · {state}")
 
     def _explain(self, record) -> None:
         explain = getattr(self.method_class, "explain", None)
@@ -403,7 +457,8 @@ class ExplorerState(param.Parameterized):
         compatible = []
         for name in names:
             try:
-                check_compatible(name, self.data)
+                check_compatible(name, self.data,
+                                 self.current_params() if name == self.method else None)
                 compatible.append(name)
             except DataError:
                 continue
@@ -490,13 +545,24 @@ class ExplorerState(param.Parameterized):
             return pd.DataFrame(columns=["feature", "name", "weight", "abs_weight"])
         return selected_table(self.estimator, self.data)
 
-    def test_scores(self) -> dict[str, float]:
+    def headline_scores(self) -> dict[str, float]:
+        """The current model's main test measures for the status line (accuracy and F1 for
+        classification, RMSE and R² for regression); empty without a test split."""
+        try:
+            scores = self.test_scores(("accuracy", "f1", "rmse", "r2"))
+        except Exception as exc:  # a model that cannot score says why, the status stays
+            log.warning("scoring the model on the test split failed: %s", exc)
+            return {}
+        return {k: v for k, v in scores.items() if np.isfinite(v)}
+
+    def test_scores(self, names=None) -> dict[str, float]:
         """Measures of the current model on the test part."""
         if self.estimator is None or self.data is None or not self.data.has_test:
             return {}
         task = getattr(self.estimator, "_task", "classification")
-        return M.evaluate(self.estimator, self.data.X_test, self.data.y_test,
-                          M.metrics_for(task if task != "ranking" else "regression"))
+        task = task if task != "ranking" else "regression"
+        measures = [m for m in (names or M.metrics_for(task)) if task in M.METRICS[m].tasks]
+        return M.evaluate(self.estimator, self.data.X_test, self.data.y_test, measures)
 
     # ================================================================= URL + sessions
     def to_query(self) -> dict[str, str]:
@@ -530,7 +596,7 @@ class ExplorerState(param.Parameterized):
                 else:
                     problems.append(f"unknown method {method!r}")
             if dataset is not None:
-                if dataset in catalogue():
+                if dataset in available_datasets():
                     self.dataset = dataset
                 else:
                     problems.append(f"unknown dataset {dataset!r}")

@@ -18,6 +18,7 @@ NONE = "none"
 
 
 def _fmt(value) -> str:
+    """A value as a slider shows it: ``auto`` for None, 4 significant digits for floats."""
     if value is None:
         return AUTO
     if isinstance(value, float):
@@ -25,57 +26,118 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def _log_options(spec: ParamSpec, value, n: int = 33, integer: bool = False) -> dict:
-    low = spec.low if spec.low and spec.low > 0 else 1e-4
-    high = spec.high if spec.high else low * 1e4
-    grid = np.geomspace(low, high, n)
+def nice_grid(low: float, high: float, integer: bool = False) -> list:
+    """Round values from ``low`` to ``high`` on a log scale: 1-2-5 per decade over wide
+    ranges, 1-1.5-2-3-5-7 over narrow ones (so a URL carries ``C=50``, not ``C=39.2418…``)."""
+    low = max(low, 1.0 if integer else 1e-12)
+    decades = np.log10(high / low) if high > low else 0.0
+    mantissas = (1.0, 2.0, 5.0) if decades > 4 else (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
+    values = {float(low), float(high)}
+    for e in range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1):
+        for m in mantissas:
+            v = float(f"{m * 10.0 ** e:.3g}")
+            if low <= v <= high:
+                values.add(v)
     if integer:
-        grid = np.unique(np.round(grid).astype(int))
-    values = set(grid.tolist())
+        return sorted({int(round(v)) for v in values})
+    return sorted(values)
+
+
+def _numeric_options(spec: ParamSpec, value, high, integer: bool) -> list:
+    """The discrete values of a log-scale (or very wide) numeric knob."""
+    low = spec.low if spec.low is not None else 0.0
+    if high is None:
+        high = max(low * 1e4, 10 * abs(spec.default or 1.0))
+    values = nice_grid(low if low > 0 else (1 if integer else min(1e-6, high / 1e6)),
+                       high, integer)
+    if low == 0:
+        values = [0 if integer else 0.0] + values
     for extra in (spec.default, value):
-        if extra is not None:
-            values.add(int(extra) if integer else float(extra))
-    options = {_fmt(v): v for v in sorted(values)}
-    if spec.nullable:
-        options = {AUTO: None, **options}
-    return options
+        if isinstance(extra, (int, float)) and not isinstance(extra, bool):
+            values.append(int(extra) if integer else float(extra))
+    return sorted(set(values))
 
 
-def widget_for(spec: ParamSpec, value, on_change: Callable[[str, object], None]):
+def _discrete_slider(options: list, value, **kwargs):
+    labels = {_fmt(v): v for v in options}
+    if value not in labels.values():
+        value = min(options, key=lambda v: abs(np.log10(max(abs(v), 1e-300)) -
+                                               np.log10(max(abs(value), 1e-300))))
+    return pn.widgets.DiscreteSlider(options=labels, value=value, **kwargs)
+
+
+def _needs_grid(spec: ParamSpec, high) -> bool:
+    if spec.log:
+        return True
+    low = spec.low or 0.0
+    if high is None:
+        return False
+    if spec.kind == "int":
+        return high - low > 1000
+    if low == 0 and high >= 100:  # 0, then a log grid: a linear 0…1e8 slider is unusable
+        return True
+    default = abs(spec.default) if isinstance(spec.default, (int, float)) else 1.0
+    # a linear float slider whose default sits below 1 % of the range would show it as 0
+    return default > 0 and default < 0.01 * (high - low)
+
+
+def widget_for(spec: ParamSpec, value, on_change: Callable[[str, object], None], *,
+               n_samples: int | None = None, n_features: int | None = None):
     """A widget for one parameter; ``on_change(name, value)`` fires on the settled value
-    (sliders report ``value_throttled``: a drag refits once, at release)."""
-    kwargs = dict(label=spec.label, css_classes=[f"param-{spec.name}"],
-                  sizing_mode="stretch_width")
+    (sliders report ``value_throttled``: a drag refits once, at release).
+
+    Ranges end where the data does (``spec.bound``: B, k, m ≤ the number of features), log
+    parameters move on a rounded log grid, and a parameter whose ``None`` means "the paper's
+    default" gets an *auto* box next to its slider, so leaving auto never jumps to an extreme.
+    """
+    kwargs = dict(label=spec.label, sizing_mode="stretch_width")
+    css = [f"param-{spec.name}"]
+    integer = spec.kind == "int"
+    high = spec.high_for(n_samples, n_features)
     if spec.kind == "bool":
-        widget = pn.widgets.Checkbox(value=bool(value), **kwargs)
+        widget = pn.widgets.Checkbox(value=bool(value), css_classes=css, **kwargs)
         watch = "value"
     elif spec.kind == "choice":
         # None cannot be a Select value in the browser: it travels as the label "none"
         options = [NONE if c is None else str(c) for c in spec.choices]
         widget = pn.widgets.Select(options=options, value=NONE if value is None else str(value),
-                                   **kwargs)
+                                   css_classes=css, **kwargs)
         watch = "value"
-    elif spec.extra.get("options"):
-        values = sorted(set(spec.extra["options"]) | {v for v in (value, spec.default)
-                                                        if v is not None})
-        options = {_fmt(v): v for v in values}
-        widget = pn.widgets.DiscreteSlider(options=options, value=value, **kwargs)
-        watch = "value_throttled"
-    elif spec.log or spec.nullable or (spec.kind == "int" and spec.high and spec.high > 1000):
-        options = _log_options(spec, value, integer=spec.kind == "int")
-        current = value if value in options.values() else spec.default
-        widget = pn.widgets.DiscreteSlider(options=options, value=current, **kwargs)
-        watch = "value_throttled"
-    elif spec.kind == "int":
-        widget = pn.widgets.IntSlider(start=int(spec.low or 0), end=int(spec.high or 100),
-                                      value=int(value), step=int(spec.step or 1), **kwargs)
-        watch = "value_throttled"
     else:
-        low = spec.low if spec.low is not None else 0.0
-        high = spec.high if spec.high is not None else max(1.0, 10 * abs(spec.default or 1))
-        widget = pn.widgets.FloatSlider(start=low, end=high, value=float(value),
-                                        step=spec.step or (high - low) / 100, **kwargs)
+        slider_value = value
+        if value is None or isinstance(value, str):
+            slider_value = spec.default if isinstance(spec.default, (int, float)) else None
+        if spec.extra.get("options"):
+            numbers = sorted({v for v in (*spec.extra["options"], value, spec.default)
+                              if isinstance(v, (int, float)) and not isinstance(v, bool)})
+            words = [v for v in spec.extra["options"] if isinstance(v, str)]
+            options = numbers + [w for w in words if w != value] + \
+                ([value] if isinstance(value, str) else [])
+            widget = pn.widgets.DiscreteSlider(options={_fmt(v): v for v in options},
+                                               value=value, css_classes=css, **kwargs)
+        elif _needs_grid(spec, high):
+            options = _numeric_options(spec, slider_value, high, integer)
+            if slider_value is None:  # auto: park the slider mid-range until it is used
+                slider_value = options[len(options) // 2]
+            widget = _discrete_slider(options, slider_value, css_classes=css, **kwargs)
+        elif integer:
+            end = int(high if high is not None else 100)
+            start = int(spec.low or 0)
+            current = int(slider_value if slider_value is not None else start)
+            widget = pn.widgets.IntSlider(start=start, end=max(end, current, start + 1),
+                                          value=current, step=int(spec.step or 1),
+                                          css_classes=css, **kwargs)
+        else:
+            low = spec.low if spec.low is not None else 0.0
+            top = high if high is not None else max(1.0, 10 * abs(spec.default or 1))
+            current = float(slider_value if slider_value is not None else low)
+            step = spec.step or (top - low) / 100
+            widget = pn.widgets.FloatSlider(start=low, end=top, value=current, step=step,
+                                            format=_number_format(step),
+                                            css_classes=css, **kwargs)
         watch = "value_throttled"
+        if spec.nullable:
+            return _with_auto(spec, widget, value is None, on_change, css)
 
     if spec.help and "description" in widget.param:
         widget.description = spec.help
@@ -91,8 +153,41 @@ def widget_for(spec: ParamSpec, value, on_change: Callable[[str, object], None])
     return widget
 
 
-def widgets_for(specs, values: dict, on_change) -> list:
-    return [widget_for(s, values.get(s.name, s.default), on_change) for s in specs]
+def _number_format(step: float) -> str:
+    """A numbro format with as many decimals as the step needs (``0.00`` for 0.01)."""
+    decimals = int(min(6, max(0, -np.floor(np.log10(step))))) if step > 0 else 2
+    return "0" if decimals == 0 else "0." + "0" * decimals
+
+
+def _with_auto(spec: ParamSpec, slider, auto: bool, on_change, css):
+    """A nullable knob: an *auto* box (value None) and the slider it disables."""
+    box = pn.widgets.Checkbox(label=f"{spec.label}: {AUTO}", value=auto,
+                              css_classes=[f"auto-{spec.name}"])
+    slider.disabled = auto
+    if spec.help:
+        slider.description = spec.help
+
+    def on_box(event):
+        slider.disabled = event.new
+        on_change(spec.name, None if event.new else slider.value)
+
+    def on_slider(event):
+        if not box.value:
+            on_change(spec.name, event.new)
+
+    box.param.watch(on_box, "value")
+    slider.param.watch(on_slider, "value_throttled")
+    return pn.Column(box, slider, css_classes=css, sizing_mode="stretch_width", margin=0)
+
+
+def widgets_for(specs, values: dict, on_change, **sizes) -> dict:
+    """One widget per spec, by parameter name, hidden where it does not apply."""
+    widgets = {}
+    for s in specs:
+        w = widget_for(s, values.get(s.name, s.default), on_change, **sizes)
+        w.visible = s.applies(values)
+        widgets[s.name] = w
+    return widgets
 
 
 def select(name: str, options, value, css: str, **kw):

@@ -9,6 +9,7 @@ UI drains on its own thread.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -16,6 +17,8 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+log = logging.getLogger("explorer.ui")
 
 
 @dataclass
@@ -36,6 +39,47 @@ class Event:
     token: int
     payload: Any = None
     time: float = field(default_factory=time.perf_counter)
+
+
+_KERNELS_READY = threading.Event()
+_WARMING = threading.Lock()
+_warm_thread: threading.Thread | None = None
+
+
+def kernels_ready() -> bool:
+    """Whether this process has compiled (or loaded from numba's cache) the hot kernels."""
+    return _KERNELS_READY.is_set()
+
+
+def warm_up_kernels() -> None:
+    """Compile the numba kernels once per process in the background, so a server's first
+    fit does not sit on "running…" while numba compiles (later starts load numba's cache)."""
+    global _warm_thread
+    with _WARMING:
+        if _warm_thread is not None:
+            return
+        _warm_thread = threading.Thread(target=_warm_up, name="explorer-warm-up", daemon=True)
+        _warm_thread.start()
+
+
+def _warm_up() -> None:
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ..methods import FGM, FSA
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 12))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    try:
+        for loss in ("squared_hinge", "logistic"):
+            FGM(B=2, loss=loss, max_outer=2).fit(X, y)
+            FGM(B=2, loss=loss, max_outer=2).fit(sp.csr_matrix(X), y)
+        FSA(k=2, n_iter=10).fit(X, y)
+    except Exception:  # warming is an optimisation: a failure shows up in the real fit
+        log.exception("warming up the numerical kernels failed")
+    finally:
+        _KERNELS_READY.set()
 
 
 class FitWorker:
@@ -125,22 +169,7 @@ class FitWorker:
     def _run(self, request: FitRequest) -> None:
         token = request.token
         self.events.put(Event("started", token))
-
-        def callback(record):
-            self.events.put(Event("record", token, record))
-            if self._stop_current.is_set():
-                return False
-            if self.stepping:
-                self.paused = True
-                self.events.put(Event("paused", token, record))
-                while not self._step.wait(0.05):
-                    if self._closed:
-                        return False
-                self._step.clear()
-                self.paused = False
-                if self._stop_current.is_set():
-                    return False
-            return True
+        callback = _Callback(self, token)
 
         try:
             estimator = request.make()
@@ -152,6 +181,35 @@ class FitWorker:
         self.paused = False
         kind = "stopped" if getattr(estimator, "stopped_early_", False) else "done"
         self.events.put(Event(kind, token, estimator))
+
+
+class _Callback:
+    """The fit's callback: streams each record, pauses in step mode, and answers the
+    solvers' ``cancelled()`` polls so that *Stop* ends a fit within one inner step."""
+
+    def __init__(self, worker: FitWorker, token: int):
+        self.worker = worker
+        self.token = token
+
+    def cancelled(self) -> bool:
+        return self.worker._stop_current.is_set() or self.worker._closed
+
+    def __call__(self, record) -> bool:
+        w = self.worker
+        w.events.put(Event("record", self.token, record))
+        if self.cancelled():
+            return False
+        if w.stepping:
+            w.paused = True
+            w.events.put(Event("paused", self.token, record))
+            while not w._step.wait(0.05):
+                if w._closed:
+                    return False
+            w._step.clear()
+            w.paused = False
+            if self.cancelled():
+                return False
+        return True
 
 
 class SweepWorker:

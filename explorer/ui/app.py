@@ -7,21 +7,40 @@ cell (a plain layout): ``from explorer.ui import ExplorerApp; ExplorerApp()``.
 
 from __future__ import annotations
 
+import functools
 import io
+import logging
 import time
 from urllib.parse import parse_qs
 
 import panel as pn
 
-from ..data import catalogue
 from ..methods import REGISTRY
 from ..metrics import METRICS, metrics_for
 from . import _widgets as W
-from ._state import UPLOAD, ExplorerState
+from ._state import UPLOAD, ExplorerState, available_datasets, max_upload_mb
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 
 POLL_MS = 50
 MAP_EVERY_S = 0.25
+log = logging.getLogger("explorer.ui")
+
+
+def reported(method):
+    """Run a UI reaction so that a failure is logged with its traceback and shown in the
+    page's message box, never swallowed by the event loop."""
+
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:
+            log.exception("%s failed", method.__name__)
+            self.state.notify(f"Something went wrong ({method.__name__.strip('_')}): "
+                              f"{type(exc).__name__}: {exc}", "error")
+            return None
+
+    return guarded
 
 
 def in_server() -> bool:
@@ -29,6 +48,12 @@ def in_server() -> bool:
     calling script's own frame, so library code asks the document instead)."""
     doc = pn.state.curdoc
     return doc is not None and getattr(doc, "session_context", None) is not None
+
+
+def _merged(first, second):
+    """Two undrawn updates as one (the records of both, in order)."""
+    first.records = list(first.records) + list(second.records)
+    return first
 
 
 class ExplorerApp(pn.viewable.Viewer):
@@ -53,6 +78,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self._last_map = 0.0
         self._map_dirty = False
         self._carried = None
+        self._draw_after = 0.0
         self._callback = None
         self._layout = None
         self._building = False
@@ -68,7 +94,7 @@ class ExplorerApp(pn.viewable.Viewer):
     # ================================================================= controls
     def _build_controls(self):
         s = self.state
-        names = catalogue() + ([UPLOAD] if s.dataset == UPLOAD else [])
+        names = available_datasets() + ([UPLOAD] if s.dataset == UPLOAD else [])
         self.dataset_select = W.select("Dataset", names, s.dataset, "select-dataset")
         self.dataset_select.param.watch(self._on_dataset_select, "value")
         self.dataset_knobs = pn.Column(sizing_mode="stretch_width")
@@ -87,9 +113,9 @@ class ExplorerApp(pn.viewable.Viewer):
         self.run_button = W.button("Run", "btn-run", "primary")
         self.stop_button = W.button("Stop", "btn-stop", "danger")
         self.step_button = W.button("Step", "btn-step", "default")
-        self.run_button.on_click(lambda e: s.run())
-        self.stop_button.on_click(lambda e: s.stop())
-        self.step_button.on_click(lambda e: s.step())
+        self.run_button.on_click(lambda e: self._press(s.run))
+        self.stop_button.on_click(lambda e: self._press(s.stop))
+        self.step_button.on_click(lambda e: self._press(s.step))
         self.sweep_button = W.button("Sweep", "btn-sweep", "default")
         self.sweep_button.on_click(lambda e: self._sweep_now())
         self.metric_select = W.select("Measure", {METRICS[m].label: m for m in METRICS},
@@ -120,32 +146,54 @@ class ExplorerApp(pn.viewable.Viewer):
     def _status_text(self) -> str:
         return f"**{self.state.status}**"
 
+    @reported
+    def _press(self, action):
+        action()
+
     def _rebuild_dataset_knobs(self):
         s = self.state
         values = {**{p.name: p.default for p in s.dataset_specs()}, **s.dataset_params}
-        self.dataset_knobs.objects = W.widgets_for(s.dataset_specs(), values,
-                                                   self._on_dataset_knob)
+        self.dataset_knobs.objects = list(W.widgets_for(s.dataset_specs(), values,
+                                                        self._on_dataset_knob).values())
 
     def _rebuild_method_knobs(self):
+        """Widgets of the method's knobs, their ranges ending where the data does."""
         s = self.state
-        self.method_knobs.objects = W.widgets_for(s.method_specs(), s.current_params(),
-                                                  self._on_method_knob)
+        sizes = {}
+        if s.data is not None:
+            sizes = dict(n_samples=s.data.n_samples, n_features=s.data.n_features)
+        self._knobs = W.widgets_for(s.method_specs(), s.current_params(),
+                                    self._on_method_knob, **sizes)
+        self.method_knobs.objects = list(self._knobs.values())
+        self.convergence.configure_for(s.method_class)
+
+    def _show_applicable_knobs(self):
+        values = self.state.current_params()
+        for spec in self.state.method_specs():
+            widget = self._knobs.get(spec.name)
+            if widget is not None:
+                widget.visible = spec.applies(values)
 
     # ================================================================= reactions
+    @reported
     def _on_dataset_select(self, event):
         if self._building or event.new == UPLOAD:
             return
         self.state.dataset = event.new
         self._rebuild_dataset_knobs()
+        self._rebuild_method_knobs()
         self._sync_url()
         self._maybe_fit()
         self._sweep_after_fit = self.state.live and self._accuracy_visible()
 
+    @reported
     def _on_dataset_knob(self, name, value):
         if self.state.set_dataset_param(name, value):
+            self._rebuild_method_knobs()  # ranges follow the data's size
             self._sync_url()
             self._maybe_fit()
 
+    @reported
     def _on_method_select(self, event):
         if self._building:
             return
@@ -155,10 +203,13 @@ class ExplorerApp(pn.viewable.Viewer):
         self._maybe_fit()
         self._sweep_after_fit = self.state.live and self._accuracy_visible()
 
+    @reported
     def _on_method_knob(self, name, value):
         if self.state.set_param(name, value):
+            self._show_applicable_knobs()
             self._sync_url()
 
+    @reported
     def _on_upload(self, *_):
         content, name = self.upload.value, self.upload.filename
         if not content or not name:
@@ -175,7 +226,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self._building = True
         try:
             if UPLOAD not in self.dataset_select.options:
-                self.dataset_select.options = catalogue() + [UPLOAD]
+                self.dataset_select.options = available_datasets() + [UPLOAD]
             self.dataset_select.value = UPLOAD
             columns = s.table_columns()
             self.label_select.options = columns
@@ -185,8 +236,10 @@ class ExplorerApp(pn.viewable.Viewer):
         finally:
             self._building = False
         self._rebuild_dataset_knobs()
+        self._rebuild_method_knobs()
         self._maybe_fit()
 
+    @reported
     def _on_label(self, event):
         if self._building or not event.new or self.state.upload_bytes is None:
             return
@@ -198,7 +251,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self.state.fit()
 
     def _on_version(self, *_):
-        self.convergence.show_bounds(self.state.method_class.has_bounds)
+        self.convergence.configure_for(self.state.method_class)
         self.sparsity.dataset = self.state.data
         self.sparsity.show([], self.state.data)
         self.convergence.reset()
@@ -240,6 +293,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.summary.object = "" if d is None else \
             f"`{d.name}` · {d.summary()}" + (f"  \n{d.description}" if d.description else "")
 
+    @reported
     def _sweep_now(self):
         self._swept_version = self.state.data_version
         self.state.sweep()
@@ -250,29 +304,37 @@ class ExplorerApp(pn.viewable.Viewer):
         return io.StringIO(self.state.export_json())
 
     # ================================================================= polling
+    @reported
     def _tick(self):
-        # Bokeh sends plot patches as they are rendered but the status text only when the
-        # callback returns, so the curves of this tick's records are drawn on the next tick:
-        # the status line of a new fit reaches the browser first, not after every plot.
-        carried, self._carried = self._carried, None
+        """Apply the worker's events to the views (every ``POLL_MS``).
+
+        Drawing shares the server's one event loop with every click: each view update costs
+        a walk over the document's models, so while a fit streams faster than it can be
+        drawn, drawing waits (records pile up and go out in one batch) until the loop has
+        been free for twice as long as the last drawing took. *Stop* and the status line
+        therefore never queue behind plot updates."""
+        now = time.perf_counter()
         update = self.state.poll()
-        plotted = False
-        if carried is not None:
+        # records of earlier ticks: Bokeh sends plot patches as they are rendered but the
+        # status text when the callback returns, so a tick's curves go out on a later tick
+        if self._carried is not None and now >= self._draw_after:
+            carried, self._carried = self._carried, None
             if carried.reset:
                 self.convergence.replace(carried.records)
             else:
                 self.convergence.push(carried.records)
-            self._map_dirty = plotted = True
-        if update.reset or update.records:
-            self._carried = update
-            plotted = True
-        now = time.perf_counter()
-        # the map is the slowest view: it waits for a tick without curve updates (so the
-        # status and curves of a new fit go out first) and is refreshed at most every 0.25 s
-        if self._map_dirty and not plotted and now - self._last_map > MAP_EVERY_S:
+            self._draw_after = now + 2 * (time.perf_counter() - now)
+        elif self._map_dirty and self._carried is None and now >= self._draw_after and \
+                now - self._last_map > MAP_EVERY_S:
+            # the map is the slowest view: after the curves, at most every 0.25 s
             self.sparsity.show(self.state.records, self.state.data)
-            self._last_map = now
+            self._last_map = time.perf_counter()
             self._map_dirty = False
+            self._draw_after = now + 2 * (self._last_map - now)
+        if update.reset or update.records:
+            self._carried = update if self._carried is None or update.reset else \
+                _merged(self._carried, update)
+            self._map_dirty = True
         if update.finished:
             self.selected.show(self.state.selected_frame())
             if self._sweep_after_fit:
@@ -292,6 +354,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self._swept_version = self.state.data_version
             self.state.sweep()
 
+    @reported
     def _on_tab(self, event):
         if event.new == 1 and not self.state.running:
             self._maybe_sweep()
@@ -317,6 +380,7 @@ class ExplorerApp(pn.viewable.Viewer):
             except Exception:  # no browser attached (tests building the layout)
                 pass
 
+    @reported
     def _apply_url(self):
         location = pn.state.location
         query = {}
@@ -343,7 +407,9 @@ class ExplorerApp(pn.viewable.Viewer):
     def controls(self):
         return pn.Column(
             "### Data", self.dataset_select, self.dataset_knobs,
-            pn.pane.Markdown("Upload a CSV, LIBSVM, .npz or Parquet file:"),
+            pn.pane.Markdown(f"Upload a CSV, LIBSVM, .npz or Parquet file (up to "
+                             f"{max_upload_mb():g} MB; larger files: `explorer serve "
+                             "--data PATH`):", css_classes=["upload-help"]),
             self.upload, self.label_select,
             "### Method", self.method_select, self.method_knobs, self.live,
             pn.Row(self.run_button, self.stop_button, self.step_button),
@@ -355,7 +421,9 @@ class ExplorerApp(pn.viewable.Viewer):
             self.tabs = pn.Tabs(("Sparsity map", self.sparsity), ("Accuracy vs #features",
                                 pn.Column(self.accuracy, self.sweep_status, self.progress,
                                           sizing_mode="stretch_width")),
-                                ("Selected features", self.selected), dynamic=False,
+                                # dynamic: only the shown tab is in the page, so a hidden
+                                # tab never sits over the visible plot and takes its clicks
+                                ("Selected features", self.selected), dynamic=True,
                                 sizing_mode="stretch_width", css_classes=["view-tabs"])
             self.tabs.param.watch(self._on_tab, "active")
         return pn.Column(self.message, self.status, self.summary, self.explanation,
@@ -370,7 +438,9 @@ class ExplorerApp(pn.viewable.Viewer):
             pn.state.onload(self._apply_url)
         else:
             self._on_version()
-            if self.state.estimator is None and self.state.live:
+            if self.state.estimator is not None:
+                self._refresh_all()  # a fitted estimator: show its history, do not refit
+            elif self.state.live:
                 self.state.fit()
         self._layout = pn.Row(pn.Column(self.controls(), width=330),
                               self.main(), sizing_mode="stretch_width")

@@ -51,10 +51,11 @@ class _StepPage(pn.viewable.Viewer):
         self._callback = None
 
     def restart(self):
+        """Start over from scratch (never from the previous model), paused after one step."""
         self.state.cancel_all()
         self.state.records = []
         self.on_reset()
-        self.state.step()
+        self.state.fit(stepping=True, fresh=True)
 
     def on_reset(self):  # pragma: no cover - overridden
         pass

@@ -25,6 +25,8 @@ from .. import viz
 from ..metrics import METRICS
 from . import _widgets as W
 
+MAP_COLUMNS = 1000  # features drawn in the entries-and-exits map (the most recent first)
+
 
 def _ensure_backend() -> None:
     """Load HoloViews' Bokeh backend (needed before any ``hv.opts``), without output."""
@@ -40,40 +42,78 @@ def _empty(columns):
 
 class ConvergenceView(pn.viewable.Viewer):
     """Convergence curves of one fit, streamed record by record (or shown for a fitted
-    estimator: ``ConvergenceView(estimator=est)``)."""
+    estimator: ``ConvergenceView(estimator=est)``).
+
+    What is drawn follows what the method records (:meth:`configure`): outer-iteration marks
+    only where an outer iteration spans inner steps, the certified upper bound and the
+    relative gap (log scale) only for methods with bounds, the schedule M_e only for FSA, so
+    every legend entry names something on the plot."""
 
     def __init__(self, estimator=None, height: int = 300, show_bounds: bool = True, **params):
         super().__init__(**params)
         _ensure_backend()
+        self.height = height
         self._conv = Buffer(_empty(viz.CONVERGENCE_COLUMNS), length=500_000, index=False)
         self._bounds = Buffer(_empty(viz.BOUNDS_COLUMNS), length=100_000, index=False)
         self._kept = Buffer(_empty(viz.KEPT_COLUMNS), length=200_000, index=False)
         self._step = 0
-        objective = hv.DynamicMap(lambda data: viz.convergence_curve(data)
-                                  * viz.outer_marks(data), streams=[self._conv])
-        bounds = hv.DynamicMap(viz.bounds_curves, streams=[self._bounds])
-        self.objective_pane = pn.pane.HoloViews(
-            objective.opts(hv.opts.Overlay(
-                title="objective per inner step", responsive=True, height=height,
-                legend_position="top_right", show_grid=True)),
-            sizing_mode="stretch_width", css_classes=["view-convergence"])
-        self.bounds_pane = pn.pane.HoloViews(
-            bounds.opts(hv.opts.Overlay(
-                title="bounds on the optimum", responsive=True, height=height,
-                legend_position="bottom_right", show_grid=True)),
-            sizing_mode="stretch_width", css_classes=["view-bounds"])
+        self._layers = None
+        self.objective_pane = pn.pane.HoloViews(sizing_mode="stretch_width",
+                                                linked_axes=False,
+                                                css_classes=["view-convergence"])
+        self.bounds_pane = pn.pane.HoloViews(sizing_mode="stretch_width", linked_axes=False,
+                                             css_classes=["view-bounds"])
         # visibility is toggled on a wrapper: toggling it on the HoloViews pane itself trips
         # Panel's stylesheet sync inside templates
         self.bounds_box = pn.Column(self.bounds_pane, sizing_mode="stretch_width",
                                     visible=show_bounds)
-        self.kept_pane = pn.pane.HoloViews(
-            hv.DynamicMap(viz.kept_curve, streams=[self._kept]).opts(hv.opts.Overlay(
-                title="selected features per iteration", responsive=True, height=height,
-                legend_position="top_right", show_grid=True)),
-            sizing_mode="stretch_width", css_classes=["view-kept"])
+        self.kept_pane = pn.pane.HoloViews(sizing_mode="stretch_width", linked_axes=False,
+                                           css_classes=["view-kept"])
+        cls = type(estimator) if estimator is not None else None
+        self.configure(bounds=getattr(cls, "has_bounds", show_bounds),
+                       inner=getattr(cls, "has_inner_trace", True),
+                       schedule=getattr(cls, "has_schedule", False))
         if estimator is not None:
-            self.bounds_box.visible = bool(getattr(estimator, "has_bounds", show_bounds))
             self.push(getattr(estimator, "history_", []))
+
+    def configure(self, *, bounds: bool, inner: bool, schedule: bool) -> None:
+        """Choose the layers for a method's records (rebuilt only when they change)."""
+        layers = (bool(bounds), bool(inner), bool(schedule))
+        if layers == self._layers:
+            return
+        self._layers = layers
+        h = self.height
+
+        def objective(data):
+            items = [viz.convergence_curve(data, "inner step (total)" if inner else
+                                           "iteration"),
+                     viz.last_point(data, "objective")]
+            if inner:
+                items.append(viz.outer_marks(data))
+            return hv.Overlay(items)
+
+        plot = hv.DynamicMap(objective, streams=[self._conv])
+        if bounds:
+            plot = plot * hv.DynamicMap(viz.upper_steps, streams=[self._bounds])
+        legend = inner or bounds
+        self.objective_pane.object = plot.opts(hv.opts.Overlay(
+            title="objective per inner step" if inner else "objective per iteration",
+            responsive=True, height=h, show_legend=legend, legend_position="top_right",
+            show_grid=True))
+        self.bounds_pane.object = hv.DynamicMap(viz.gap_curve, streams=[self._bounds]).opts(
+            hv.opts.Overlay(title="certified gap (log scale)", responsive=True, height=h,
+                            show_legend=False, show_grid=True))
+        self.bounds_box.visible = bool(bounds)
+        self.kept_pane.object = hv.DynamicMap(
+            lambda data: viz.kept_curve(data, schedule), streams=[self._kept]).opts(
+            hv.opts.Overlay(title="selected features per iteration", responsive=True,
+                            height=h, show_legend=bool(schedule),
+                            legend_position="top_right", show_grid=True))
+
+    def configure_for(self, cls) -> None:
+        """:meth:`configure` from a method class's declarations."""
+        self.configure(bounds=cls.has_bounds, inner=cls.has_inner_trace,
+                       schedule=cls.has_schedule)
 
     def show_bounds(self, visible: bool) -> None:
         self.bounds_box.visible = visible
@@ -123,7 +163,8 @@ class SparsityView(pn.viewable.Viewer):
         self.dataset = dataset
         self.height = height
         self._kind = None
-        self.pane = pn.pane.HoloViews(sizing_mode="stretch_width", css_classes=["view-sparsity"])
+        self.pane = pn.pane.HoloViews(sizing_mode="stretch_width", linked_axes=False,
+                                      css_classes=["view-sparsity"])
         self._rebuild()
         if estimator is not None:
             self.show(getattr(estimator, "history_", []), dataset)
@@ -152,13 +193,16 @@ class SparsityView(pn.viewable.Viewer):
         edges = None
         if ds.groups is not None and not isinstance(ds.groups, (list, tuple)):
             order = np.asarray(ds.groups)
-        matrix, columns = viz.selection_matrix(records, ds.n_features, order=order)
+        matrix, columns = viz.selection_matrix(records, ds.n_features, order=order,
+                                               max_columns=MAP_COLUMNS)
         if order is not None and columns.size:
             g = order[columns]
             edges = (np.flatnonzero(np.diff(g)) + 1).tolist()
+        ever = viz.ever_selected(records)
+        shown = (f"{ever} features ever selected" if columns.size == ever else
+                 f"{columns.size} of the {ever} features ever selected (the latest)")
         return viz.selection_map(matrix, columns, truth, group_edges=edges,
-                                 title=f"entries and exits ({columns.size} features ever "
-                                       "selected)")
+                                 title=f"entries and exits: {shown}")
 
     @staticmethod
     def _kind_of(ds) -> str:
@@ -171,9 +215,12 @@ class SparsityView(pn.viewable.Viewer):
         """A fresh DynamicMap whenever the kind of picture changes (image ↔ map)."""
         self._kind = self._kind_of(self.dataset)
         self._pipe = Pipe(data={"records": [], "dataset": self.dataset})
+        if self._kind == "image":  # square pixels, as the picture is
+            sizing = dict(frame_height=self.height - 60)
+        else:  # features along the width: as wide as the page allows
+            sizing = dict(responsive=True, height=self.height)
         self.pane.object = hv.DynamicMap(self._render, streams=[self._pipe]).opts(
-            hv.opts.Image(frame_height=self.height - 60),
-            hv.opts.Overlay(frame_height=self.height - 60))
+            hv.opts.Image(**sizing), hv.opts.Overlay(**sizing))
 
     def show(self, records, dataset=None) -> None:
         if dataset is not None:
@@ -196,7 +243,7 @@ class AccuracyView(pn.viewable.Viewer):
         self.metric = metric
         self._pipe = Pipe(data=(frame if frame is not None else pd.DataFrame(), metric))
         self.pane = pn.pane.HoloViews(
-            hv.DynamicMap(lambda data: viz.accuracy_plot(
+            linked_axes=False, object=hv.DynamicMap(lambda data: viz.accuracy_plot(
                 data[0], data[1], METRICS[data[1]].label if data[1] in METRICS else data[1]),
                 streams=[self._pipe]).opts(hv.opts.Overlay(
                     responsive=True, height=height, title="test measure versus #features",

@@ -4,14 +4,16 @@
 from ._elements import (
     accuracy_plot,
     block_norm_bars,
-    bounds_curves,
     candidate_bars,
     convergence_curve,
+    gap_curve,
     kept_curve,
+    last_point,
     outer_marks,
     path_curves,
     schedule_plot,
     selection_map,
+    upper_steps,
     weight_image,
 )
 from ._frames import (
@@ -24,7 +26,9 @@ from ._frames import (
     coefficient_paths,
     convergence_frames,
     convergence_rows,
+    ever_selected,
     kept_row,
+    relative_gap,
     selected_table,
     selection_matrix,
 )
@@ -32,7 +36,8 @@ from ._frames import (
 __all__ = [
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",
     "path_curves", "BOUNDS_COLUMNS", "CONVERGENCE_COLUMNS", "KEPT_COLUMNS", "accuracy_plot",
-    "block_membership", "bounds_curves", "bounds_row", "convergence_curve",
-    "convergence_frames", "convergence_rows", "kept_curve", "kept_row", "outer_marks",
+    "block_membership", "bounds_row", "convergence_curve",
+    "convergence_frames", "ever_selected", "gap_curve", "last_point", "relative_gap",
+    "upper_steps", "convergence_rows", "kept_curve", "kept_row", "outer_marks",
     "schedule_plot", "selected_table", "selection_map", "selection_matrix", "weight_image",
 ]

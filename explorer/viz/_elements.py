@@ -12,11 +12,18 @@ SELECTED_COLOR = "#d62728"
 TRUTH_COLOR = "#2ca02c"
 
 
-def convergence_curve(data: pd.DataFrame) -> hv.Curve:
+def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)") -> hv.Curve:
     """Objective per inner step (Fig. 1 of FGM: jumps where an outer iteration starts)."""
     return hv.Curve(data, "step", "objective", label="objective").opts(
-        color=PALETTE[0], line_width=2, tools=["hover"], xlabel="inner step (total)",
+        color=PALETTE[0], line_width=2, tools=["hover"], xlabel=xlabel,
         ylabel="objective", logy=False)
+
+
+def last_point(data: pd.DataFrame, label: str = "objective") -> hv.Scatter:
+    """The latest point of a curve as a marker, so a one-record fit is visible too."""
+    tail = data.iloc[-1:] if len(data) else data
+    return hv.Scatter(tail, "step", "objective", label=label).opts(
+        color=PALETTE[0], size=7, tools=["hover"])
 
 
 def outer_marks(data: pd.DataFrame) -> hv.Scatter:
@@ -29,25 +36,41 @@ def outer_marks(data: pd.DataFrame) -> hv.Scatter:
         color=PALETTE[3], size=7, marker="triangle", tools=["hover"])
 
 
-def bounds_curves(data: pd.DataFrame) -> hv.Overlay:
-    """Certified lower and upper bounds on the optimum after each outer iteration (FGM's
-    Theorem 2; in objective units, so the upper bound decreases and the lower one rises)."""
-    lower = hv.Curve(data, "outer", "lower", label="lower bound").opts(
-        color=PALETTE[2], line_width=2, tools=["hover"])
-    upper = hv.Curve(data, "outer", "upper", label="upper bound").opts(
-        color=PALETTE[1], line_width=2, tools=["hover"])
-    marks = hv.Scatter(data, "outer", ["upper", "gap"]).opts(color=PALETTE[1], size=5)
-    return (lower * upper * marks).opts(xlabel="outer iteration", ylabel="bound")
+def upper_steps(data: pd.DataFrame) -> hv.Curve:
+    """The certified upper bound (best objective so far) at the end of each outer iteration,
+    on the objective's inner-step axis."""
+    return hv.Curve(data, "step", ("upper", "objective"), label="upper bound").opts(
+        color=PALETTE[1], line_dash="dashed", line_width=2, interpolation="steps-post",
+        tools=["hover"])
 
 
-def kept_curve(data: pd.DataFrame) -> hv.Overlay:
-    """Selected features per iteration (FSA: the schedule's M_e too)."""
+def gap_curve(data: pd.DataFrame) -> hv.Overlay:
+    """The certified relative duality gap (upper − lower)/|upper| per outer iteration on a
+    log scale (FGM's Theorem 2 bounds; the hover shows both bounds in objective units).
+    Iterations before the first lower bound have no gap and draw nothing, so early, loose
+    bounds never squash the plot the way the raw bounds did."""
+    vdims = ["relative_gap", "lower", "upper"]
+    curve = hv.Curve(data, "outer", vdims).opts(color=PALETTE[2], line_width=2, logy=True,
+                                                tools=["hover"])
+    points = hv.Scatter(data, "outer", vdims).opts(color=PALETTE[2], size=6, logy=True,
+                                                   tools=["hover"])
+    return (curve * points).opts(xlabel="outer iteration",
+                                 ylabel="(upper − lower) / upper", logy=True)
+
+
+def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:
+    """Selected features per iteration, with points (a one-iteration fit shows); FSA adds
+    its schedule M_e."""
     kept = hv.Curve(data, "iteration", "n_selected", label="selected").opts(
         color=PALETTE[0], line_width=2, tools=["hover"], ylabel="#features",
         xlabel="iteration")
-    target = hv.Curve(data, "iteration", "M_e", label="schedule M_e").opts(
-        color=PALETTE[3], line_dash="dotted")
-    return kept * target
+    points = hv.Scatter(data, "iteration", "n_selected", label="selected").opts(
+        color=PALETTE[0], size=4 if len(data) > 50 else 6)
+    if not schedule:
+        return kept * points
+    target = hv.Curve(data, "iteration", ("M_e", "n_selected"), label="schedule M_e").opts(
+        color=PALETTE[3], line_dash="dotted", line_width=2)
+    return kept * points * target
 
 
 def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np.ndarray,
@@ -57,16 +80,20 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
     Always Image * Points * Points (possibly empty), so a streaming view keeps its layers."""
     h, w = image_shape
     img = np.abs(np.asarray(weights, dtype=float)).reshape(h, w)
-    image = hv.Image(img[::-1], bounds=(0, 0, w, h), kdims=["column", "row"],
+    # hv.Image draws an array's first row at the top, as the image is seen: row r of the
+    # picture spans y ∈ [h − r − 1, h − r], where the markers below put it too
+    image = hv.Image(img, bounds=(0, 0, w, h), kdims=["column", "row"],
                      vdims=["|w|"]).opts(cmap="Blues", colorbar=True, tools=["hover"],
-                                         title=title, data_aspect=1, xaxis=None, yaxis=None)
+                                         title=title, data_aspect=1, xaxis=None, yaxis=None,
+                                         framewise=True)
     rows, cols = np.divmod(np.asarray(selected, dtype=int), w)
-    points = hv.Points((cols + 0.5, h - rows - 0.5), label="selected").opts(
+    points = hv.Points((cols + 0.5, h - rows - 0.5), label="selected" if rows.size else "").opts(
         color=SELECTED_COLOR, marker="square", size=6, fill_alpha=0, line_width=2)
     tr, tc = np.divmod(np.asarray([] if truth is None else truth, dtype=int), w)
-    true = hv.Points((tc + 0.5, h - tr - 0.5), label="true").opts(
+    true = hv.Points((tc + 0.5, h - tr - 0.5), label="true" if tr.size else "").opts(
         color=TRUTH_COLOR, marker="x", size=8)
-    return image * points * true
+    # the legend sits below the grid, never over the pixels it explains
+    return (image * points * true).opts(legend_position="bottom", legend_cols=2)
 
 
 def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | None = None,
@@ -78,38 +105,44 @@ def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | N
     Always Image * Scatter * Segments (possibly empty), so a streaming view keeps its layers."""
     n_rows, n_cols = matrix.shape if matrix.size else (1, 1)
     data = matrix.astype(float) if matrix.size else np.zeros((1, 1))
+    # first iteration at the bottom: the array's first row is drawn on top, so flip it
     image = hv.Image(data[::-1], bounds=(0, 0.5, n_cols, n_rows + 0.5),
                      kdims=[xlabel, ylabel], vdims=["selected"]).opts(
         cmap=["#f7f7f7", "#1f4e79"], clim=(0, 1), tools=["hover"], title=title,
-        colorbar=False)
+        colorbar=False, framewise=True)
     xs = np.zeros(0)
     if truth is not None and len(columns):
         xs = np.flatnonzero(np.isin(columns, truth)) + 0.5
-    true = hv.Scatter((xs, np.full(xs.size, n_rows + 0.5)), label="true feature").opts(
-        color=TRUTH_COLOR, marker="inverted_triangle", size=8)
+    true = hv.Scatter((xs, np.full(xs.size, n_rows + 0.5)),
+                      label="true feature" if xs.size else "").opts(
+        color=TRUTH_COLOR, marker="inverted_triangle", size=8, framewise=True)
     edges = np.asarray(group_edges if group_edges is not None else [], dtype=float)
     segments = hv.Segments((edges, np.full(edges.size, 0.5), edges,
                             np.full(edges.size, n_rows + 0.5)),
-                           kdims=["x0", "y0", "x1", "y1"]).opts(color="#999999", line_width=1)
+                           kdims=["x0", "y0", "x1", "y1"]).opts(color="#999999", line_width=1,
+                                                                framewise=True)
     return image * true * segments
 
 
 def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None) -> hv.Overlay:
     """Metric versus #selected features, one curve (with points) per method."""
     label = label or metric
+    x = hv.Dimension("swept_n_selected", label="#selected features")
     if frame is None or frame.empty or metric not in frame:
-        empty = hv.Curve([], "n_selected", metric).opts(xlabel="#selected features",
-                                                        ylabel=label)
+        empty = hv.Curve([], x, metric).opts(xlabel="#selected features", ylabel=label)
         return hv.Overlay([empty])
+    frame = frame.rename(columns={"n_selected": "swept_n_selected"})
     items = []
     for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
-        rows = rows.sort_values("n_selected")
+        rows = rows.sort_values("swept_n_selected")
         color = PALETTE[i % len(PALETTE)]
-        items.append(hv.Curve(rows, "n_selected", metric, label=str(method)).opts(
-            color=color, line_width=2))
-        items.append(hv.Scatter(rows, "n_selected", [metric, "value", "fit_time"],
+        items.append(hv.Curve(rows, x, metric, label=str(method)).opts(
+            color=color, line_width=2, framewise=True))
+        items.append(hv.Scatter(rows, x, [metric, "value", "fit_time"],
                                 label=str(method)).opts(color=color, size=7,
-                                                        tools=["hover"]))
+                                                        tools=["hover"], framewise=True))
+    # a dimension name of its own: HoloViews links axes of equal dimensions across plots,
+    # and "n_selected" is also the y-axis of the selected-features-per-iteration plot
     return hv.Overlay(items).opts(xlabel="#selected features", ylabel=label,
                                   legend_position="bottom_right")
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 CONVERGENCE_COLUMNS = ["step", "objective", "outer"]
-BOUNDS_COLUMNS = ["step", "outer", "lower", "upper", "gap"]
+BOUNDS_COLUMNS = ["step", "outer", "lower", "upper", "gap", "relative_gap"]
+GAP_FLOOR = 1e-12  # a log axis cannot show a closed gap of 0
 KEPT_COLUMNS = ["iteration", "n_selected", "M_e"]
 
 
@@ -39,7 +40,17 @@ def bounds_row(record, step: int) -> pd.DataFrame:
     lower = np.nan if record.lower is None else record.lower
     upper = np.nan if record.upper is None else record.upper
     return pd.DataFrame({"step": [float(step)], "outer": [record.iteration + 1],
-                         "lower": [lower], "upper": [upper], "gap": [upper - lower]})
+                         "lower": [lower], "upper": [upper], "gap": [upper - lower],
+                         "relative_gap": relative_gap([lower], [upper])})
+
+
+def relative_gap(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """(upper − lower)/|upper|, floored at ``GAP_FLOOR``; NaN where a bound is missing (an
+    iteration without a certified lower bound yet)."""
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = (upper - lower) / np.maximum(np.abs(upper), 1e-300)
+    return np.where(np.isnan(gap), np.nan, np.maximum(gap, GAP_FLOOR))
 
 
 def kept_row(record) -> pd.DataFrame:
@@ -84,7 +95,8 @@ def convergence_frames(records: Sequence, start_step: int = 0
     lower, upper = np.asarray(b_lower, dtype=float), np.asarray(b_upper, dtype=float)
     bounds = pd.DataFrame({"step": np.asarray(b_step, dtype=float),
                            "outer": np.asarray(b_outer, dtype=int), "lower": lower,
-                           "upper": upper, "gap": upper - lower})
+                           "upper": upper, "gap": upper - lower,
+                           "relative_gap": relative_gap(lower, upper)})
     kept = pd.DataFrame({"iteration": np.asarray(k_iter, dtype=int),
                          "n_selected": np.asarray(k_sel, dtype=int),
                          "M_e": np.asarray(k_me, dtype=float)})
@@ -121,6 +133,14 @@ def selection_matrix(records: Sequence, n_features: int, max_columns: int = 200,
         idx = [pos[f] for f in record.selected.tolist() if f in pos]
         M[t, idx] = 1
     return M, cols
+
+
+def ever_selected(records: Sequence) -> int:
+    """How many distinct features were selected at some iteration."""
+    seen: set[int] = set()
+    for record in records:
+        seen.update(record.selected.tolist())
+    return len(seen)
 
 
 def block_membership(records: Sequence, n_features: int) -> np.ndarray:

@@ -269,3 +269,26 @@ def test_missing_file_and_unknown_name(tmp_path):
         load(tmp_path / "absent.csv")
     with pytest.raises(DataError, match="no dataset named 'nope'"):
         load("nope")
+
+
+@pytest.mark.parametrize("field, value, why", [
+    (8, 99, "compression method"),      # unknown compression method
+    (4, 99, "version"),                 # "needs zip version 9.9 to extract"
+])
+def test_npz_with_an_unknown_zip_header_names_the_file(tmp_path, field, value, why):
+    """A zip header naming an unknown version or compression method raised
+    NotImplementedError from deep inside zipfile; it is a DataError naming the file."""
+    import struct
+
+    path = tmp_path / "strange.npz"
+    np.savez(path, X=np.eye(3), y=np.array([0, 1, 0]))
+    raw = bytearray(path.read_bytes())
+    # patch the field in every local header (PK\3\4) and central directory entry (PK\1\2)
+    for sig, offset in ((b"PK\x03\x04", field), (b"PK\x01\x02", field + 2)):
+        at = raw.find(sig)
+        while at != -1:
+            struct.pack_into("<H", raw, at + offset, value)
+            at = raw.find(sig, at + 4)
+    path.write_bytes(bytes(raw))
+    with pytest.raises(DataError, match="strange.npz"):
+        load(path)

@@ -42,40 +42,71 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server():
-    """The explorer and teaching pages, served exactly as `make serve` does."""
+def start_server(*extra: str, env: dict | None = None, log_name: str = "server.log"):
+    """`explorer serve` (what `make serve` runs) on a free port, polled until it answers.
+    Returns (process, base URL, port, log path)."""
     port = _free_port()
-    apps = sorted(str(p) for p in (ROOT / "apps").glob("*.py"))
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "server.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "panel", "serve", *apps, "--port", str(port), "--address",
-         "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}", "--index", "explorer",
-         # as `make serve`: a closed tab's session (and its worker threads) ends within ~2 s
-         "--check-unused-sessions", "1000", "--unused-session-lifetime", "1000"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    log_path = ARTIFACTS / log_name
+    log = open(log_path, "w")
+    proc = subprocess.Popen([sys.executable, "-m", "explorer.cli", "serve", "--port", str(port),
+                             *extra], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"panel serve exited with {proc.returncode}; see {log.name}")
+            log.close()
+            raise RuntimeError(f"explorer serve exited with {proc.returncode}: "
+                               f"{log_path.read_text()[-2000:]}")
         try:
-            with urllib.request.urlopen(url + "/explorer", timeout=5) as response:
+            with urllib.request.urlopen(url + "/login" if "--share" in extra
+                                        else url + "/explorer", timeout=5) as response:
                 if response.status == 200:
                     break
         except OSError:
             time.sleep(0.3)
     else:
         proc.kill()
-        raise RuntimeError("panel serve did not come up within 90 s")
-    yield url
+        raise RuntimeError("explorer serve did not come up within 90 s")
+    proc.log_file = log
+    return proc, url, port, log_path
+
+
+def stop_server(proc) -> None:
     proc.terminate()
     try:
         proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
-    log.close()
+    proc.log_file.close()
+
+
+@pytest.fixture(scope="session")
+def served():
+    """The explorer and teaching pages, served exactly as `make serve` does."""
+    proc, url, port, log_path = start_server()
+    yield proc, url, port, log_path
+    stop_server(proc)
+
+
+@pytest.fixture(scope="session")
+def server(served):
+    return served[1]
+
+
+@pytest.fixture
+def server_log(served):
+    """The server's log from this point on (tests assert it has no traceback)."""
+    path = served[3]
+    start = path.stat().st_size
+
+    def read() -> str:
+        with open(path) as f:
+            f.seek(start)
+            return f.read()
+
+    return read
 
 
 @pytest.fixture

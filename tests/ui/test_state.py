@@ -66,13 +66,48 @@ def test_bad_parameter_value_is_reported_and_ignored(state):
     assert "no parameter 'nope'" in state.message
 
 
-def test_warm_start_is_used_for_the_next_refit(state):
+def _selected_after(state, **knobs):
+    for name, value in knobs.items():
+        assert state.set_param(name, value)
+    state.fit()
+    state.wait(60)
+    return state.estimator.selected_features_.tolist()
+
+
+@pytest.mark.parametrize("method, dataset, first, second", [
+    ("fgm", "fgm-type1", {"B": 10}, {"B": 5}),
+    ("grfl", "xor", {"max_features": 100}, {"max_features": 57}),
+])
+def test_one_setting_one_result_whatever_ran_before(method, dataset, first, second):
+    """The issue's cases: B 10 → 5 on fgm-type1 kept 145 features where a fresh B = 5 gives
+    75; GrFL 100 → 57 on xor kept 84 features. A refit depends on its knobs alone."""
+    path = ExplorerState(dataset=dataset, live=False)
+    fresh = ExplorerState(dataset=dataset, live=False)
+    try:
+        path.method = fresh.method = method
+        _selected_after(path, **first)
+        after_history = _selected_after(path, **second)
+        assert not any(r.info.get("warm_start") for r in path.records)
+        assert after_history == _selected_after(fresh, **second)
+        assert np.isfinite([r.objective for r in path.records]).all()
+    finally:
+        path.close()
+        fresh.close()
+
+
+def test_warm_start_only_when_ticked_and_the_records_say_so(state):
     state.method = "fgm"
     state.fit()
     state.wait(30)
     state.set_param("C", 20.0)
+    assert not hasattr(state._make_estimator(), "_warm")  # box not ticked: cold
+    state.set_param("warm_start", True)
     estimator = state._make_estimator()
-    assert estimator.warm_start and estimator._warm is state.estimator._warm
+    assert estimator._warm is state.estimator._warm
+    state.fit()
+    state.wait(30)
+    assert all(r.info.get("warm_start") for r in state.records)
+    assert not hasattr(state._make_estimator(fresh=True), "_warm")  # Restart
     state.method = "l1-svm"  # a different method starts cold
     assert not hasattr(state._make_estimator(), "_warm")
 

@@ -1,0 +1,321 @@
+"""The dashboard tells the truth, checked in a real browser (Playwright + Debian chromium).
+
+Each test reads what a user sees: the status text, and the plots' real ranges and data taken
+from the Bokeh models in the page — not only that a widget exists.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import psutil
+import pytest
+from playwright.sync_api import Page, expect
+
+from explorer.methods import REGISTRY
+
+from .conftest import ROOT, start_server, stop_server
+from .test_browser import settled_status, status, text, wait_for, wait_text
+
+pytestmark = pytest.mark.ui
+
+# a dataset that suits each registered method (binary, regression, semi-supervised, …)
+SUITS = {
+    "fgm": "digits-3v8", "fs-multi": "digits-3v8", "grfl": "xor", "fsa": "fsa-correlated",
+    "fs-manifold": "digits-3v8-semi", "l1-svm": "digits-3v8", "l1-logreg": "digits-3v8",
+    "rfe": "digits-3v8", "fisher": "digits-3v8", "lasso": "fsa-regression",
+}
+
+FIGURE = """title => {
+  const grab = v => (v && v.shape) ? {values: Array.from(v), shape: Array.from(v.shape)}
+                                   : Array.from(v);
+  let found = null;
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (!m.title || !m.title.text || !m.title.text.startsWith(title) || !m.renderers) continue;
+    const glyphs = [];
+    for (const r of m.renderers) {
+      if (!r.data_source || !r.glyph) continue;
+      const d = r.data_source.data;
+      const entries = d instanceof Map ? [...d.entries()] : Object.entries(d);
+      const cols = {};
+      for (const [k, v] of entries) cols[k] = k === 'image' ? grab(v[0]) : Array.from(v);
+      glyphs.push({type: r.glyph.type, cols});
+    }
+    found = {title: m.title.text, x: [m.x_range.start, m.x_range.end],
+             y: [m.y_range.start, m.y_range.end], glyphs};
+  }
+  return found;
+}"""
+
+
+def label(method: str) -> str:
+    """The method's entry in the *Method* select."""
+    return f"{REGISTRY[method].display_name or method} ({method})"
+
+
+def _plain(value):
+    return value["values"] if isinstance(value, dict) else value
+
+
+def figure(page: Page, title: str, timeout: float = 20.0) -> dict:
+    """The newest Bokeh figure whose title starts with ``title``: ranges and glyph data."""
+    return wait_for(lambda: page.evaluate(FIGURE, title), timeout)
+
+
+@pytest.fixture
+def console(page: Page):
+    """Browser console errors, except a failed load of an external (CDN) resource: this
+    machine has no internet, and Panel links a few stylesheets from its CDN
+    (holoviz/panel#7073)."""
+    errors: list[str] = []
+    failed_external = []
+    page.on("requestfailed", lambda r: failed_external.append(r.url)
+            if not r.url.startswith("http://127.0.0.1") else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+
+    def real_errors() -> list[str]:
+        return [e for e in errors if "net::ERR_NAME_NOT_RESOLVED" not in e]
+
+    return real_errors
+
+
+def assert_clean_log(server_log) -> None:
+    """No traceback or error in the server's log, except tornado's report of a write to a
+    websocket that the previous test's closed page had already dropped (Bokeh's, not ours)."""
+    log = re.sub(r"Task exception was never retrieved\nfuture: <Task finished name='[^']*' "
+                 r"coro=<WebSocketProtocol13\.write_message.*?WebSocketClosedError\n", "",
+                 server_log(), flags=re.S)
+    assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
+
+
+# ------------------------------------------------------------------ 1 · every method, live
+# GrFL's default (100 generated features) takes ~25 s on xor here: the URL test uses fewer
+QUICK = {"grfl": "&max_features=30"}
+
+
+@pytest.mark.parametrize("method", sorted(REGISTRY))
+def test_every_method_fits_from_the_url(page: Page, server, server_log, console, method):
+    page.goto(f"{server}/explorer?dataset={SUITS[method]}&method={method}"
+              f"{QUICK.get(method, '')}")
+    line = settled_status(page, timeout=60)
+    assert re.search(r"Selected: \d+ features", line)
+    expect(page.locator(".select-method select")).to_have_value(label(method))
+    knob = REGISTRY[method].sparsity_param
+    expect(page.locator(f".param-{knob}").first).to_be_visible()
+    assert f"method={method}" in page.url
+    assert_clean_log(server_log)
+    assert console() == []
+
+
+def test_every_method_selectable_in_the_sidebar(page: Page, server, server_log, console, shot):
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm")
+    line = settled_status(page)
+    for method in sorted(REGISTRY):
+        if SUITS[method] != page.locator(".select-dataset select").input_value():
+            page.locator(".select-dataset select").select_option(SUITS[method])
+            wait_text(page, ".data-summary", SUITS[method])
+            line = settled_status(page, timeout=60)
+        page.locator(".select-method select").select_option(label(method))
+        knob = REGISTRY[method].sparsity_param
+        expect(page.locator(f".param-{knob}").first).to_be_visible(timeout=20000)
+        line = settled_status(page, timeout=90, differs_from=line)
+        assert f"method={method}" in page.url, (method, page.url)
+        if method == "fs-manifold":
+            shot(page, "fs-manifold")
+    assert_clean_log(server_log)
+    assert console() == []
+
+
+def test_fs_manifold_tau_moves_from_the_url(page: Page, server):
+    page.goto(f"{server}/explorer?dataset=digits-3v8-semi&method=fs-manifold&tau=0.7")
+    settled_status(page, timeout=60)
+    expect(page.locator(".select-method select")).to_have_value(label("fs-manifold"))
+    assert re.search(r"τ \(manifold weight\):\s*0\.7", text(page, ".param-tau"))
+    assert "(τ = 0.7" in text(page, ".explanation")
+
+
+def test_fsa_regression_is_accepted(page: Page, server):
+    page.goto(f"{server}/explorer?dataset=fsa-regression&method=fsa&loss=squared")
+    line = settled_status(page, timeout=60)
+    assert "test RMSE" in line and "classifier" not in text(page, ".message")
+
+
+# ------------------------------------------------------------------ 2 · one setting, one result
+def _model(line: str) -> tuple[str, str]:
+    m = re.search(r"Selected: (\d+) features · objective (\S+)", line)
+    return m.group(1), m.group(2)
+
+
+def test_slider_path_url_and_export_give_the_same_model(page: Page, server, context,
+                                                        tmp_path):
+    page.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=10")
+    line = settled_status(page)
+    handle = page.locator(".param-B .noUi-handle").first
+    for _ in range(2):  # 10 → 7 → 5 on the rounded grid
+        handle.focus()
+        handle.press("ArrowLeft")
+        line = settled_status(page, differs_from=line)
+    wait_for(lambda: "B=5" in page.url)
+    assert re.search(r"B \(features per block\):\s*5\b", text(page, ".param-B"))
+    by_slider = _model(line)
+
+    fresh = context.new_page()
+    fresh.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=5")
+    assert _model(settled_status(fresh)) == by_slider
+
+    with page.expect_download() as download:
+        page.locator(".btn-export button").click()
+    session = tmp_path / "session.json"
+    download.value.save_as(session)
+    out = subprocess.run([sys.executable, "-m", "explorer.cli", "run", str(session)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"selected {by_slider[0]} features" in out.stdout
+
+
+# ------------------------------------------------------------------ 3 · the sparsity map
+def test_sparsity_map_spans_the_selected_features(page: Page, server, shot):
+    page.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=5")
+    n = int(re.search(r"Selected: (\d+)", settled_status(page)).group(1))
+    fig = wait_for(lambda: (lambda f: f if f and f["x"][1] >= n else None)(
+        page.evaluate(FIGURE, "entries and exits")))
+    ever = int(re.search(r"(\d+) features ever selected", fig["title"]).group(1))
+    assert ever >= n
+    assert fig["x"][0] <= 0 and fig["x"][1] >= ever  # every drawn feature is on the axis
+    assert fig["y"][1] >= 15  # 15 outer iterations
+    width = page.locator(".view-sparsity").first.bounding_box()["width"]
+    assert width > 600
+    shot(page)
+
+
+def test_grouped_map_counts_agree_with_the_status(page: Page, server):
+    page.goto(f"{server}/explorer?dataset=fgm-groups&method=fgm")
+    n = int(re.search(r"Selected: (\d+)", settled_status(page, timeout=60)).group(1))
+    fig = wait_for(lambda: (lambda f: f if f and "ever selected" in f["title"] and
+                            int(re.search(r"(\d+) features ever", f["title"]).group(1)) >= n
+                            else None)(page.evaluate(FIGURE, "entries and exits")))
+    shown = re.search(r"(\d+) (?:of the (\d+) )?features ever selected", fig["title"])
+    assert fig["x"][1] >= int(shown.group(1))
+
+
+def test_weight_image_marks_sit_on_the_largest_weights(page: Page, server, shot):
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&feature_scaling=norm")
+    settled_status(page)
+    fig = wait_for(lambda: (lambda f: f if f and any(
+        g["type"] == "Scatter" and len(g["cols"].get("x", [])) for g in f["glyphs"])
+        else None)(page.evaluate(FIGURE, "|w| on the 8×8 grid")))
+    image = next(g for g in fig["glyphs"] if g["type"] == "Image")["cols"]["image"]
+    grid = np.array(image["values"]).reshape(image["shape"])  # Bokeh: row 0 at the bottom
+    row, col = np.unravel_index(np.argmax(grid), grid.shape)
+    marks = next(g for g in fig["glyphs"] if g["type"] == "Scatter"
+                 and len(g["cols"].get("x", [])))["cols"]
+    centres = set(zip(np.round(marks["x"], 3), np.round(marks["y"], 3)))
+    assert (col + 0.5, row + 0.5) in centres  # the largest |w| is a marked, selected pixel
+    shot(page)
+
+
+# ------------------------------------------------------------------ 4 · accuracy vs #features
+def test_accuracy_plot_covers_every_point(page: Page, server, shot):
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm")
+    settled_status(page)
+    page.locator(".view-tabs").get_by_text("Accuracy vs #features").click()
+    wait_text(page, ".sweep-status", "finished", timeout=120)
+
+    def covered():
+        fig = page.evaluate(FIGURE, "test measure versus #features")
+        xs = [v for g in fig["glyphs"] for v in g["cols"].get("swept_n_selected", [])]
+        ys = [v for g in fig["glyphs"] for v in g["cols"].get("accuracy", [])]
+        if len(xs) < 10:
+            return None
+        return fig, xs, ys
+
+    fig, xs, ys = wait_for(covered, 20)
+    assert fig["x"][0] <= min(xs) and fig["x"][1] >= max(xs), (fig["x"], min(xs), max(xs))
+    assert fig["y"][0] <= min(ys) and fig["y"][1] >= max(ys), (fig["y"], min(ys), max(ys))
+    assert max(xs) > 30  # both methods' points, beyond the per-iteration plot's range
+    shot(page)
+
+
+# ------------------------------------------------------------------ 5 · hidden tabs
+def test_hidden_tabs_do_not_take_the_sparsity_maps_clicks(page: Page, server):
+    page.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=5")
+    settled_status(page)
+    expect(page.locator(".view-selected")).to_have_count(0)  # not in the page while hidden
+    tool = page.locator(".view-sparsity .bk-tool-icon-reset").first
+    tool.click(trial=True, timeout=5000)  # fails if another element would receive the click
+
+
+# ------------------------------------------------------------------ 8 · Stop
+WATCH_STOP = """el => {
+  window.__stopped = null;
+  const t0 = performance.now();
+  const deep = n => { let t = n.shadowRoot ? deep(n.shadowRoot) : "";
+    for (const c of n.childNodes) t += c.nodeType === 3 ? c.textContent
+      : (c.nodeType === 1 ? deep(c) : ""); return t; };
+  const poll = () => { if (/stopped/.test(deep(el))) { window.__stopped = performance.now() - t0;
+    return; } setTimeout(poll, 5); };
+  poll();
+}"""
+
+
+def test_stop_lands_within_an_inner_step_and_says_stopped(page: Page, server, shot):
+    page.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=2&max_outer=200&tol=0"
+              "&inner_tol=1e-12&max_inner=5000")
+    wait_for(lambda: (lambda m: m and int(m.group(1)) >= 8)(
+        re.search(r"iteration (\d+) .*running", status(page))), timeout=60)
+    page.locator(".status-line").first.evaluate(WATCH_STOP)
+    page.locator(".btn-stop button").click()
+    page.wait_for_function("() => window.__stopped !== null", timeout=30000, polling=20)
+    latency = page.evaluate("window.__stopped") / 1000
+    assert latency < 1.0, latency  # one inner step; the README's benchmark reports it
+    line = status(page)
+    assert "stopped" in line and "done" not in line
+    shot(page)
+
+
+# ------------------------------------------------------------------ 12 · serving a class
+def _listening(pid: int, port: int) -> set[str]:
+    procs = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    return {c.laddr.ip for p in procs for c in p.net_connections(kind="inet")
+            if c.status == psutil.CONN_LISTEN and c.laddr.port == port}
+
+
+def test_explorer_serve_listens_on_localhost_only(served):
+    proc, url, port, _ = served
+    addresses = _listening(proc.pid, port)
+    assert addresses and addresses <= {"127.0.0.1", "::1"}, addresses
+
+
+def test_upload_above_the_limit_is_refused_with_a_message(page: Page, tmp_path, shot):
+    proc, url, port, _ = start_server("--max-upload-mb", "0.01", log_name="small-upload.log")
+    try:
+        big = tmp_path / "big.csv"
+        rng = np.random.default_rng(0)
+        big.write_text("a,b,c,label\n" + "\n".join(
+            f"{a:.6f},{b:.6f},{c:.6f},{int(a > 0)}" for a, b, c in rng.normal(size=(600, 3))))
+        page.goto(f"{url}/explorer?dataset=digits-3v8&method=fisher&k=3")
+        settled_status(page)
+        assert "up to 0.01 MB" in text(page, ".upload-help")
+        page.locator(".upload-file input[type=file]").set_input_files(str(big))
+        message = wait_text(page, ".message", "big.csv")
+        assert "upload limit of 0.01 MB" in message and "--data" in message
+        assert "digits-3v8" in text(page, ".data-summary")  # the old data stays
+        shot(page)
+    finally:
+        stop_server(proc)
+
+
+# ------------------------------------------------------------------ teaching pages
+def test_teaching_restart_starts_from_scratch(page: Page, server, shot):
+    page.goto(f"{server}/teach_fgm")
+    page.locator(".btn-step button").first.click()
+    first = wait_text(page, ".explanation", "Outer iteration 1")
+    page.locator(".btn-step button").first.click()
+    wait_text(page, ".explanation", "Outer iteration 2")
+    page.locator(".btn-reset button").first.click()
+    again = wait_text(page, ".explanation", "Outer iteration 1")
+    assert again == first  # the same first block, not a warm start from the last model
+    shot(page)

@@ -18,6 +18,8 @@ from ._state import ExplorerState
 from .app import POLL_MS, in_server
 from .views import ConvergenceView, SparsityView, _ensure_backend
 
+SCHEDULE_TITLE = "the schedule M_e (eq. 3): area = cost"
+
 
 class _StepPage(pn.viewable.Viewer):
     """Shared plumbing: a state in step mode, Step/Run/Reset buttons, a poll loop."""
@@ -104,6 +106,7 @@ class FGMTeachingPage(_StepPage):
         self.norms = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
                                        css_classes=["view-norms"])
         self.convergence = ConvergenceView(height=260)
+        self.convergence.configure_for(self.state.method_class)
         self.sparsity = SparsityView(dataset=self.state.data, height=300)
         self.on_reset()
 
@@ -126,7 +129,7 @@ class FGMTeachingPage(_StepPage):
             frame, f"1 · iteration {last.iteration + 1}: scores (Xᵀ(α⊙y))², block in red")
         self.norms.object = viz.block_norm_bars(
             last.info.get("block_norms", []),
-            f"3 · restricted master after {last.inner_steps} APG steps: ‖ω_t‖ per block")
+            f"3 · master after {last.inner_steps} APG steps: ‖ω_t‖ per block")
         self.sparsity.show(records, self.state.data)
 
     def __panel__(self):
@@ -140,12 +143,13 @@ class FGMTeachingPage(_StepPage):
             "on the optimum.", sizing_mode="stretch_width")
         controls = pn.Row(self.knob("B"), self.knob("C"), self.step_button, self.run_button,
                           self.reset_button, sizing_mode="stretch_width")
+        # the panels in the order of the algorithm's steps: 1 score, 2 add the block,
+        # 3 re-solve the master; then how the bounds moved
         return pn.Column(intro, controls, self.status, self.explanation,
-                         pn.Row(self.scores, self.norms, sizing_mode="stretch_width"),
-                         self.convergence,
-                         pn.Row(pn.Column("#### 2 · selected features", self.sparsity),
-                                sizing_mode="stretch_width"),
-                         sizing_mode="stretch_width")
+                         pn.Row(self.scores, pn.Column("#### 2 · the block enters the model",
+                                                       self.sparsity),
+                                self.norms, sizing_mode="stretch_width"),
+                         self.convergence, sizing_mode="stretch_width")
 
 
 class FSATeachingPage(_StepPage):
@@ -164,6 +168,7 @@ class FSATeachingPage(_StepPage):
         self.paths = pn.pane.HoloViews(sizing_mode="stretch_width", height=320,
                                        css_classes=["view-paths"])
         self.convergence = ConvergenceView(height=260, show_bounds=False)
+        self.convergence.configure_for(self.state.method_class)
         self.on_reset()
 
     def _schedules(self):
@@ -174,12 +179,12 @@ class FSATeachingPage(_StepPage):
         plot = viz.schedule_plot(curves)
         mine = hv.Curve((np.arange(1, int(p["n_iter"]) + 1), curves[float(p["mu"])]),
                         "iteration e", "M_e", label=f"your μ = {p['mu']:g}").opts(
-            color="#d62728", line_width=4)
-        return (plot * mine).opts(title="the schedule M_e (eq. 3): area = cost")
+            color=viz.YOURS_COLOR, line_width=4)
+        return plot * mine
 
     def on_reset(self):
         self.convergence.reset()
-        self.schedule.object = self._schedules()
+        self.schedule.object = self._schedules().opts(title=SCHEDULE_TITLE)
         self.paths.object = viz.path_curves(viz.coefficient_paths([]))
 
     def on_records(self, update):
@@ -189,8 +194,8 @@ class FSATeachingPage(_StepPage):
             kept = hv.Scatter((np.array([r.iteration + 1 for r in records]),
                                np.array([r.n_selected for r in records])),
                               "iteration e", "M_e", label="kept so far").opts(
-                color="#1f77b4", size=4)
-            self.schedule.object = self._schedules() * kept
+                color=viz.SELECTED_COLOR, size=5)
+            self.schedule.object = (self._schedules() * kept).opts(title=SCHEDULE_TITLE)
             self.paths.object = viz.path_curves(viz.coefficient_paths(records))
 
     def __panel__(self):

@@ -2,6 +2,8 @@
 (``_elements``). No Panel here, and no numerics beyond arranging what the core computed."""
 
 from ._elements import (
+    SELECTED_COLOR,
+    YOURS_COLOR,
     accuracy_plot,
     block_norm_bars,
     candidate_bars,
@@ -34,6 +36,7 @@ from ._frames import (
 )
 
 __all__ = [
+    "SELECTED_COLOR", "YOURS_COLOR",
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",
     "path_curves", "BOUNDS_COLUMNS", "CONVERGENCE_COLUMNS", "KEPT_COLUMNS", "accuracy_plot",
     "block_membership", "bounds_row", "convergence_curve",

@@ -10,6 +10,9 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e
            "#7f7f7f", "#bcbd22", "#17becf"]
 SELECTED_COLOR = "#d62728"
 TRUTH_COLOR = "#2ca02c"
+YOURS_COLOR = "#000000"  # the user's own setting among reference curves
+# reference curves avoid red (selected/kept) and black (the user's setting)
+REFERENCE_PALETTE = ["#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"]
 
 
 def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)") -> hv.Curve:
@@ -150,7 +153,8 @@ def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None) ->
 def schedule_plot(schedules: dict) -> hv.Overlay:
     """FSA schedules M_e versus e for several μ (Fig. 3)."""
     curves = [hv.Curve((np.arange(1, len(s) + 1), s), "iteration e", "M_e",
-                       label=f"μ = {mu:g}").opts(color=PALETTE[i % len(PALETTE)])
+                       label=f"μ = {mu:g}").opts(
+                  color=REFERENCE_PALETTE[i % len(REFERENCE_PALETTE)], alpha=0.7)
               for i, (mu, s) in enumerate(schedules.items())]
     return hv.Overlay(curves).opts(legend_position="top_right", logy=True)
 
@@ -174,7 +178,12 @@ def path_curves(frame: pd.DataFrame, title: str = "coefficient paths (kills end 
     """One curve per coefficient over iterations (FSA Fig. 2)."""
     if frame.empty:
         return hv.Curve([], "iteration", "value").opts(title=title)
-    return hv.Dataset(frame, ["iteration", "feature"], "value").to(
+    paths = hv.Dataset(frame, ["iteration", "feature"], "value").to(
         hv.Curve, "iteration", "value").overlay("feature").opts(
         hv.opts.Curve(line_width=1, color="#1f4e79", alpha=0.6),
-        hv.opts.NdOverlay(show_legend=False, title=title))
+        hv.opts.NdOverlay(show_legend=False))
+    # the current coefficients as points: visible from the first iteration on
+    now = frame[frame["iteration"] == frame["iteration"].max()]
+    current = hv.Scatter(now, "iteration", ["value", "feature"]).opts(
+        color="#1f4e79", size=4, tools=["hover"])
+    return (paths * current).opts(title=title, show_legend=False)

@@ -116,6 +116,12 @@ def shot(request):
 
     def take(page, suffix: str = ""):
         name = request.node.name.replace("/", "_") + (f"-{suffix}" if suffix else "")
+        # the template scrolls inside its main area, which a full-page shot does not unroll:
+        # a tall window shows every view
+        size = page.viewport_size
+        page.set_viewport_size({"width": size["width"], "height": 2600})
+        page.wait_for_timeout(800)
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+        page.set_viewport_size(size)
 
     return take

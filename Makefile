@@ -7,7 +7,9 @@ PORT ?= 5006
 CHROMIUM ?= /usr/bin/chromium
 APPS := $(wildcard apps/*.py)
 
-.PHONY: install serve test test-fast chromium lint bench clean
+NOTEBOOK_STAMP := $(VENV)/.notebook
+
+.PHONY: install serve notebook test test-fast chromium lint bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,10 +19,19 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## Install (if needed) and serve the explorer and the teaching pages; opens a browser when one exists.
+## Install (if needed) and serve the explorer and the teaching pages on this machine only
+## (http://localhost:$(PORT)/explorer); opens a browser when one exists. To share with a class:
+## `.venv/bin/explorer serve --share` (password from EXPLORER_PASSWORD or --password-file).
 serve: install
-	$(VENV)/bin/panel serve $(APPS) --port $(PORT) --index explorer --show \
-		--check-unused-sessions 1000 --unused-session-lifetime 1000
+	$(VENV)/bin/explorer serve --port $(PORT) --show
+
+## Install (if needed) JupyterLab and open the example notebook.
+$(NOTEBOOK_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,dev,notebook]'
+	@touch $(NOTEBOOK_STAMP)
+
+notebook: $(NOTEBOOK_STAMP)
+	$(VENV)/bin/jupyter lab examples/explorer.ipynb
 
 ## Install (if needed), including Debian's chromium for the browser tests, and run every test.
 test: install chromium

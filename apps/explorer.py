@@ -13,7 +13,10 @@ if not hasattr(sys.modules.get("explorer"), "__path__"):
 import panel as pn  # noqa: E402
 
 from explorer.ui import ExplorerApp  # noqa: E402
+from explorer.ui._worker import warm_up_kernels  # noqa: E402
 
+warm_up_kernels()  # once per server process, in the background
 pn.extension("tabulator", notifications=False, sizing_mode="stretch_width")
 
-ExplorerApp().servable_template().servable(title="Feature Selection Explorer")
+app = ExplorerApp(query=pn.state.session_args)  # the URL's view, drawn once
+app.servable_template().servable(title="Feature Selection Explorer")

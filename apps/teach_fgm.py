@@ -10,8 +10,10 @@ if not hasattr(sys.modules.get("explorer"), "__path__"):
 
 import panel as pn  # noqa: E402
 
+from explorer.ui._worker import warm_up_kernels  # noqa: E402
 from explorer.ui.teaching import FGMTeachingPage  # noqa: E402
 
+warm_up_kernels()  # once per server process, in the background
 pn.extension(sizing_mode="stretch_width")
 
 page = FGMTeachingPage()

@@ -3,9 +3,15 @@
 For each case: open the explorer by URL, let the first fit finish, then change a parameter
 from the page and time (a) until the status line shows the first record of the new fit (the
 first updated view) and (b) until the new fit is done. Also: while one tab runs a long fit, how
-long a second tab takes to load and show its own finished fit.
+long a second tab takes to load and show its own finished fit, and how long *Stop* takes to
+show "stopped".
 
-Run: ``.venv/bin/python benchmarks/bench_app.py`` (serves the apps itself).
+``--sessions N`` adds a load test: N pages each run a long fit while page N+1 changes a knob;
+it reports median and p95 time to the first updated view, the server's memory, and the
+server's threads once every page has closed (all sessions' workers must be gone).
+
+Run: ``.venv/bin/python benchmarks/bench_app.py [--sessions 20]`` (serves the apps itself,
+with ``explorer serve`` as ``make serve`` does).
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from _common import Table, parser, save
+import psutil
+from _common import Table, parser, save, wanted
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,11 +42,7 @@ def serve():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    apps = sorted(str(p) for p in (ROOT / "apps").glob("*.py"))
-    proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", *apps, "--port", str(port),
-                             "--address", "127.0.0.1", "--allow-websocket-origin",
-                             f"127.0.0.1:{port}", "--check-unused-sessions", "1000",
-                             "--unused-session-lifetime", "1000"],
+    proc = subprocess.Popen([sys.executable, "-m", "explorer.cli", "serve", "--port", str(port)],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
@@ -113,63 +116,174 @@ def press_slider(css):
     return act
 
 
+LONG_FIT = ("dataset=fgm-type1&method=fgm&B=2&max_outer=200&tol=0&inner_tol=1e-12"
+            "&max_inner=5000")
+# a classroom's fit: 1,024 × 4,096 FGM for 100 outer iterations at the default tolerances
+# (~10 s alone on this machine), one per session
+CLASS_FIT = "dataset=fgm-type1&method=fgm&B=2&max_outer=100&tol=0"
+
+WATCH_STOP = """el => {
+  window.__stopped = null;
+  const t0 = performance.now();
+  const deep = n => { let t = n.shadowRoot ? deep(n.shadowRoot) : "";
+    for (const c of n.childNodes) t += c.nodeType === 3 ? c.textContent
+      : (c.nodeType === 1 ? deep(c) : ""); return t; };
+  const poll = () => { if (/stopped/.test(deep(el))) { window.__stopped = performance.now() - t0;
+    return; } setTimeout(poll, 5); };
+  poll();
+}"""
+
+
+def p95(values):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+def responsiveness(context, url, repeats, tables):
+    table = Table(f"Dashboard responsiveness in chromium (median of {repeats} changes; "
+                  "target: first updated view < 0.5 s)",
+                  ["data", "method", "change", "first updated view s", "worst s",
+                   "fit shown done s"])
+    cases = [
+        ("digits-3v8", "fgm", "loss select", "dataset=digits-3v8&method=fgm&B=5",
+         toggle_select(".param-loss", ["logistic", "squared_hinge"])),
+        ("digits-3v8", "fgm", "B slider (keyboard)", "dataset=digits-3v8&method=fgm&B=5",
+         press_slider(".param-B")),
+        ("fsa-correlated 1,000×1,000", "fsa", "k slider (keyboard)",
+         "dataset=fsa-correlated&method=fsa&k=10", press_slider(".param-k")),
+        ("fsa-correlated 1,000×1,000", "fgm", "B slider (keyboard)",
+         "dataset=fsa-correlated&method=fgm&B=10", press_slider(".param-B")),
+    ]
+    for name, method, change, query, act in cases:
+        page = context.new_page()
+        page.goto(f"{url}/explorer?{query}")
+        first, total, worst = measure_change(page, act, repeats)
+        table.add(name, method, change, first, worst, total)
+        page.close()
+    tables.append(table)
+
+
+def second_tab_and_stop(context, url, repeats, tables):
+    table = Table("A second tab while the first runs a long fit (1,024 × 4,096 FGM, B = 2, "
+                  "200 outer iterations of up to 5,000 APG steps)",
+                  ["first tab", "second tab loads and shows a finished fit s",
+                   "first tab still running"])
+    idle = context.new_page()
+    start = time.perf_counter()
+    idle.goto(f"{url}/explorer?dataset=digits-3v8&method=fisher&k=4")
+    wait(idle, done)
+    table.add("idle (no other fit)", time.perf_counter() - start, "–")
+    idle.close()
+    long_page = context.new_page()
+    long_page.goto(f"{url}/explorer?{LONG_FIT}")
+    wait(long_page, lambda s: "running" in s and "iteration" in s)
+    second = context.new_page()
+    start = time.perf_counter()
+    second.goto(f"{url}/explorer?dataset=digits-3v8&method=fisher&k=4")
+    wait(second, done)
+    elapsed = time.perf_counter() - start
+    table.add("FGM fitting", elapsed, "running" in status(long_page))
+    long_page.locator(".btn-stop button").click()
+    second.close()
+    tables.append(table)
+
+    stops = Table(f"Stop during the same long fit (median of {repeats}; target < 0.5 s)",
+                  ["pressed at outer iteration", "Stop to 'stopped' shown s", "worst s"])
+    latencies, at = [], []
+    for _ in range(repeats):
+        long_page.goto(f"{url}/explorer?{LONG_FIT}")
+        _, line = wait(long_page, lambda s: (m := re.search(r"iteration (\d+) .*running", s))
+                       is not None and int(m.group(1)) >= 8)
+        at.append(int(re.search(r"iteration (\d+)", line).group(1)))
+        long_page.locator(".status-line").first.evaluate(WATCH_STOP)
+        long_page.locator(".btn-stop button").click()
+        long_page.wait_for_function("() => window.__stopped !== null", timeout=60000,
+                                    polling=10)
+        latencies.append(long_page.evaluate("window.__stopped") / 1000.0)
+    stops.add(f"{min(at)}–{max(at)}", statistics.median(latencies), max(latencies))
+    long_page.close()
+    tables.append(stops)
+
+
+def server_threads(proc) -> int:
+    return psutil.Process(proc.pid).num_threads()
+
+
+def server_rss_mb(proc) -> float:
+    return psutil.Process(proc.pid).memory_info().rss / 2**20
+
+
+def load_test(browser, proc, url, n_sessions, repeats, tables):
+    """N pages each run a long fit; page N+1 changes a knob and times its first update."""
+    threads_before, rss_before = server_threads(proc), server_rss_mb(proc)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pages = []
+    start = time.perf_counter()
+    for _ in range(n_sessions):
+        page = context.new_page()
+        page.goto(f"{url}/explorer?{CLASS_FIT}")
+        pages.append(page)
+    for page in pages:
+        wait(page, lambda s: "running" in s and "iteration" in s, timeout=300)
+    opened = time.perf_counter() - start
+    rss_busy = server_rss_mb(proc)
+    probe = context.new_page()
+    probe.goto(f"{url}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    firsts, totals = [], []
+    act = press_slider(".param-B")
+    for r in range(repeats):
+        first, total, _ = measure_change(probe, lambda page, _r, r=r: act(page, r), 1)
+        firsts.append(first)
+        totals.append(total)
+    still = sum("running" in status(p) for p in pages)
+    rss_peak = server_rss_mb(proc)
+    context.close()  # every page of the load closes
+    deadline = time.time() + 60
+    threads_after = server_threads(proc)
+    while time.time() < deadline and threads_after > threads_before:
+        time.sleep(1)
+        threads_after = server_threads(proc)
+    table = Table(f"{n_sessions} sessions each running a 100-iteration FGM fit on 1,024 × 4,096 "
+                  f"(`{CLASS_FIT}`), while session "
+                  f"{n_sessions + 1} moves B on digits-3v8 ({repeats} changes; target p95 of "
+                  "the first updated view < 1 s)",
+                  ["first updated view median s", "p95 s", "fit shown done median s",
+                   "sessions still fitting", f"{n_sessions} pages open s",
+                   "server RSS idle / busy / peak MB", "server threads before / after close"])
+    table.add(statistics.median(firsts), p95(firsts), statistics.median(totals),
+              f"{still}/{n_sessions}", opened,
+              f"{rss_before:.0f} / {rss_busy:.0f} / {rss_peak:.0f}",
+              f"{threads_before} / {threads_after}")
+    tables.append(table)
+
+
 def main():
-    args = parser(__doc__).parse_args()
+    p = parser(__doc__)
+    p.add_argument("--sessions", type=int, default=0,
+                   help="also run the load test with this many concurrent fitting sessions")
+    args = p.parse_args()
     repeats = 3 if args.quick else 7
     proc, url = serve()
     tables = []
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            table = Table(f"Dashboard responsiveness in chromium (median of {repeats} changes; "
-                          "target: first updated view < 0.5 s)",
-                          ["data", "method", "change", "first updated view s", "worst s",
-                           "fit shown done s"])
-            cases = [
-                ("digits-3v8", "fgm", "loss select", "dataset=digits-3v8&method=fgm&B=5",
-                 toggle_select(".param-loss", ["logistic", "squared_hinge"])),
-                ("digits-3v8", "fgm", "B slider (keyboard)", "dataset=digits-3v8&method=fgm&B=5",
-                 press_slider(".param-B")),
-                ("fsa-correlated 1,000×1,000", "fsa", "k slider (keyboard)",
-                 "dataset=fsa-correlated&method=fsa&k=10", press_slider(".param-k")),
-                ("fsa-correlated 1,000×1,000", "fgm", "B slider (keyboard)",
-                 "dataset=fsa-correlated&method=fgm&B=10", press_slider(".param-B")),
-            ]
-            for name, method, change, query, act in cases:
-                page = context.new_page()
-                page.goto(f"{url}/explorer?{query}")
-                first, total, worst = measure_change(page, act, repeats)
-                table.add(name, method, change, first, worst, total)
-                page.close()
-            tables.append(table)
-
-            table = Table("A second tab while the first runs a long fit (4,096-column FGM, "
-                          "200 outer iterations)",
-                          ["first tab", "second tab loads and shows a finished fit s",
-                           "first tab still running"])
-            idle = context.new_page()
-            start = time.perf_counter()
-            idle.goto(f"{url}/explorer?dataset=digits-3v8&method=fisher&k=4")
-            wait(idle, done)
-            table.add("idle (no other fit)", time.perf_counter() - start, "–")
-            idle.close()
-            long_page = context.new_page()
-            long_page.goto(f"{url}/explorer?dataset=fgm-type1&method=fgm&B=2&max_outer=200"
-                           "&tol=0&inner_tol=1e-12&max_inner=5000")
-            wait(long_page, lambda s: "running" in s and "iteration" in s)
-            second = context.new_page()
-            start = time.perf_counter()
-            second.goto(f"{url}/explorer?dataset=digits-3v8&method=fisher&k=4")
-            wait(second, done)
-            elapsed = time.perf_counter() - start
-            table.add("FGM fitting", elapsed, "running" in status(long_page))
-            long_page.locator(".btn-stop button").click()
-            tables.append(table)
+            name = "app" + ("-quick" if args.quick else "") + \
+                (f"-sessions{args.sessions}" if args.sessions else "")
+            if wanted(args, "changes"):
+                responsiveness(context, url, repeats, tables)
+                save(name, tables)  # each section's table is kept if a later one fails
+            if wanted(args, "stop"):
+                second_tab_and_stop(context, url, repeats, tables)
+                save(name, tables)
+            context.close()
+            if args.sessions:
+                load_test(browser, proc, url, args.sessions, repeats, tables)
+                save(name, tables)
             browser.close()
     finally:
         proc.terminate()
-    save("app" + ("-quick" if args.quick else ""), tables)
 
 
 if __name__ == "__main__":

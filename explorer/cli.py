@@ -230,6 +230,10 @@ def serve(args) -> int:
     os.environ.update(env)
     from panel.command import main as panel_main
 
+    from .ui._worker import warm_up_kernels
+
+    warm_up_kernels()  # numba compiles while the server starts, not in the first user's fit
+
     sys.argv = ["panel", *argv]
     try:
         panel_main()

@@ -236,8 +236,19 @@ class L1LogReg(_LinearL1):
         self.tol = tol
 
     def _make(self, C, l1=True):
+        return _logistic(C, l1, max_iter=self.max_iter, tol=self.tol)
+
+
+def _logistic(C, l1: bool, **kwargs) -> LogisticRegression:
+    """liblinear's logistic regression with the ℓ1 (or ℓ2) penalty on every scikit-learn the
+    package accepts: up to 1.7 ``penalty`` chooses and ``l1_ratio`` is ignored (so passing only
+    ``l1_ratio=1`` silently fitted an ℓ2 model); from 1.8 ``penalty`` is deprecated and
+    ``l1_ratio`` chooses."""
+    if LogisticRegression().get_params().get("penalty") == "deprecated":
         return LogisticRegression(l1_ratio=1.0 if l1 else 0.0, C=C, solver="liblinear",
-                                  max_iter=self.max_iter, tol=self.tol, random_state=0)
+                                  random_state=0, **kwargs)
+    return LogisticRegression(penalty="l1" if l1 else "l2", C=C, solver="liblinear",
+                              random_state=0, **kwargs)
 
 
 def _linear_svc(C, max_iter=2000):

@@ -25,7 +25,7 @@ from .._params import ParamSpec
 from ..data import DataError, Dataset, catalogue, entry, load
 from ..experiments import check_compatible, fit_kwargs
 from ..methods import REGISTRY, get_method
-from ._worker import FitRequest, FitWorker, SweepWorker, kernels_ready
+from ._worker import FitRequest, FitWorker, SweepWorker, kernels_warming
 
 log = logging.getLogger("explorer.ui")
 
@@ -323,8 +323,8 @@ class ExplorerState(param.Parameterized):
         self._worker.submit(request)
         self._stopped = False
         self.status = "Selected: – features · running…" + (
-            "" if kernels_ready() else " (first run: compiling the numerical kernels, "
-            "a few seconds once)")
+            " (first run: compiling the numerical kernels, a few seconds once)"
+            if kernels_warming() else "")
         return True
 
     def run(self) -> bool:

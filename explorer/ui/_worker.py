@@ -46,9 +46,9 @@ _WARMING = threading.Lock()
 _warm_thread: threading.Thread | None = None
 
 
-def kernels_ready() -> bool:
-    """Whether this process has compiled (or loaded from numba's cache) the hot kernels."""
-    return _KERNELS_READY.is_set()
+def kernels_warming() -> bool:
+    """Whether the background warm-up is still compiling (a fit now waits for numba)."""
+    return _warm_thread is not None and not _KERNELS_READY.is_set()
 
 
 def warm_up_kernels() -> None:

@@ -11,7 +11,6 @@ import functools
 import io
 import logging
 import time
-from urllib.parse import parse_qs
 
 import panel as pn
 
@@ -24,6 +23,17 @@ from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 POLL_MS = 50
 MAP_EVERY_S = 0.25
 log = logging.getLogger("explorer.ui")
+
+
+def poll_every(callback, period_ms: int = POLL_MS):
+    """Run ``callback`` on the session's event loop every ``period_ms`` as a *background*
+    periodic callback: Panel otherwise marks the whole server busy around every call, and with
+    20 sessions polling 20 times a second toggling the busy indicators took most of the loop."""
+    from panel.io.callbacks import PeriodicCallback
+
+    callback = PeriodicCallback(callback=callback, period=period_ms, background=True)
+    callback.start()
+    return callback
 
 
 def reported(method):
@@ -50,10 +60,43 @@ def in_server() -> bool:
     return doc is not None and getattr(doc, "session_context", None) is not None
 
 
+class DrawBudget:
+    """The share of the server's event loop that drawing may take, across all sessions.
+
+    Every session's views are drawn on the one event loop that also carries every click and
+    status line. After a drawing of ``d`` seconds the next may start ``d·(1/share − 1)`` later
+    (``share = 0.5``: drawing takes at most half the loop), whichever session it is for; the
+    records that wait meanwhile are drawn together. So a classroom of fits degrades into
+    coarser curve updates, never into clicks that queue behind plots."""
+
+    def __init__(self, share: float = 0.5):
+        self.share = share
+        self.next_free = 0.0
+
+    def ready(self, now: float) -> bool:
+        return now >= self.next_free
+
+    def spent(self, start: float) -> None:
+        end = time.perf_counter()
+        self.next_free = end + (end - start) * (1.0 / self.share - 1.0)
+
+
+DRAWING = DrawBudget()
+
+
 def _merged(first, second):
     """Two undrawn updates as one (the records of both, in order)."""
     first.records = list(first.records) + list(second.records)
     return first
+
+
+def _flat_query(query) -> dict:
+    """A URL query ({name: [bytes or str]}, as ``pn.state.session_args`` gives it) as texts."""
+    out = {}
+    for name, values in (query or {}).items():
+        value = values[0] if isinstance(values, (list, tuple)) else values
+        out[name] = value.decode() if isinstance(value, bytes) else str(value)
+    return out
 
 
 class ExplorerApp(pn.viewable.Viewer):
@@ -65,20 +108,27 @@ class ExplorerApp(pn.viewable.Viewer):
         A dataset object or a catalogue name to start with (default ``digits-3v8``).
     estimator : fitted estimator, optional
         Show this fitted estimator (its history, selection and weights) instead of fitting.
+    query : mapping, optional
+        A URL query (``pn.state.session_args`` under ``panel serve``): dataset, its knobs,
+        method and knobs, applied before the page is first drawn.
     """
 
-    def __init__(self, dataset=None, estimator=None, **params):
+    def __init__(self, dataset=None, estimator=None, query=None, **params):
         super().__init__(**params)
-        self.state = ExplorerState(dataset=dataset if dataset is not None else "digits-3v8",
-                                   estimator=estimator)
+        query = _flat_query(query)
+        if dataset is None and "dataset" not in query:
+            dataset = "digits-3v8"
+        self.state = ExplorerState(dataset=dataset, estimator=estimator)
+        if query:  # before anything is drawn: the page renders the URL's view once
+            self.state.from_query(query, fit=False)
         self.convergence = ConvergenceView()
+        self.convergence.configure_for(self.state.method_class)
         self.sparsity = SparsityView(dataset=self.state.data)
         self.accuracy = AccuracyView(metric=self.state.metric)
         self.selected = SelectedTable()
         self._last_map = 0.0
         self._map_dirty = False
         self._carried = None
-        self._draw_after = 0.0
         self._callback = None
         self._layout = None
         self._building = False
@@ -308,29 +358,28 @@ class ExplorerApp(pn.viewable.Viewer):
     def _tick(self):
         """Apply the worker's events to the views (every ``POLL_MS``).
 
-        Drawing shares the server's one event loop with every click: each view update costs
-        a walk over the document's models, so while a fit streams faster than it can be
-        drawn, drawing waits (records pile up and go out in one batch) until the loop has
-        been free for twice as long as the last drawing took. *Stop* and the status line
-        therefore never queue behind plot updates."""
+        Drawing shares the server's one event loop with every click of every session: each
+        view update costs a walk over the document's models, so drawing takes turns under
+        :data:`DRAWING` (records pile up meanwhile and go out in one batch). *Stop* and the
+        status line never queue behind plot updates."""
         now = time.perf_counter()
         update = self.state.poll()
         # records of earlier ticks: Bokeh sends plot patches as they are rendered but the
         # status text when the callback returns, so a tick's curves go out on a later tick
-        if self._carried is not None and now >= self._draw_after:
+        if self._carried is not None and DRAWING.ready(now):
             carried, self._carried = self._carried, None
             if carried.reset:
                 self.convergence.replace(carried.records)
             else:
                 self.convergence.push(carried.records)
-            self._draw_after = now + 2 * (time.perf_counter() - now)
-        elif self._map_dirty and self._carried is None and now >= self._draw_after and \
+            DRAWING.spent(now)
+        elif self._map_dirty and self._carried is None and DRAWING.ready(now) and \
                 now - self._last_map > MAP_EVERY_S:
             # the map is the slowest view: after the curves, at most every 0.25 s
             self.sparsity.show(self.state.records, self.state.data)
             self._last_map = time.perf_counter()
             self._map_dirty = False
-            self._draw_after = now + 2 * (self._last_map - now)
+            DRAWING.spent(now)
         if update.reset or update.records:
             self._carried = update if self._carried is None or update.reset else \
                 _merged(self._carried, update)
@@ -370,7 +419,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _start_polling(self):
         if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(self._tick, period=POLL_MS)
+            self._callback = poll_every(self._tick)
 
     # ================================================================= URL
     def _sync_url(self):
@@ -381,25 +430,10 @@ class ExplorerApp(pn.viewable.Viewer):
                 pass
 
     @reported
-    def _apply_url(self):
-        location = pn.state.location
-        query = {}
-        if location is not None and location.search:
-            query = parse_qs(location.search.lstrip("?"))
-        elif pn.state.session_args:
-            query = {k: [v.decode() if isinstance(v, bytes) else v for v in vals]
-                     for k, vals in pn.state.session_args.items()}
-        if query:
-            self.state.from_query(query, fit=False)
-            self._building = True
-            try:
-                self.dataset_select.value = self.state.dataset
-                self.method_select.value = self.state.method
-            finally:
-                self._building = False
-            self._rebuild_dataset_knobs()
-            self._rebuild_method_knobs()
-        self._on_version()
+    @reported
+    def _on_load(self):
+        """The page is in the browser: write the view into its URL and start the fit."""
+        self._sync_url()
         if self.state.live:
             self.state.fit()
 
@@ -433,11 +467,11 @@ class ExplorerApp(pn.viewable.Viewer):
         if self._layout is not None:
             return self._layout
         self._start_polling()
+        self._on_version()
         if in_server():
             pn.state.on_session_destroyed(lambda ctx: self.state.close())
-            pn.state.onload(self._apply_url)
+            pn.state.onload(self._on_load)
         else:
-            self._on_version()
             if self.state.estimator is not None:
                 self._refresh_all()  # a fitted estimator: show its history, do not refit
             elif self.state.live:
@@ -450,8 +484,9 @@ class ExplorerApp(pn.viewable.Viewer):
         """The app in a template (``panel serve``), or the plain layout elsewhere."""
         if in_server():
             self._start_polling()
+            self._on_version()
             pn.state.on_session_destroyed(lambda ctx: self.state.close())
-            pn.state.onload(self._apply_url)
+            pn.state.onload(self._on_load)
             template = pn.template.FastListTemplate(
                 title=title, sidebar=[self.controls()], main=[self.main()],
                 sidebar_width=340, header_background="#1f4e79")

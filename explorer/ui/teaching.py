@@ -15,7 +15,7 @@ from .. import viz
 from ..optim.schedules import fsa_schedule
 from . import _widgets as W
 from ._state import ExplorerState
-from .app import POLL_MS, in_server
+from .app import in_server, poll_every
 from .views import ConvergenceView, SparsityView, _ensure_backend
 
 SCHEDULE_TITLE = "the schedule M_e (eq. 3): area = cost"
@@ -78,7 +78,7 @@ class _StepPage(pn.viewable.Viewer):
 
     def _start(self):
         if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(self._tick, period=POLL_MS)
+            self._callback = poll_every(self._tick)
         if in_server():
             pn.state.on_session_destroyed(lambda ctx: self.state.close())
 

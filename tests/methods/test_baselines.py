@@ -102,3 +102,24 @@ def test_registry_has_the_baselines():
         cls = REGISTRY[name]
         assert cls.sparsity_param in {s.name for s in cls.param_specs}
 
+
+
+def test_l1_logreg_fits_an_l1_model_and_refit_an_l2_one():
+    """Under scikit-learn 1.7 `l1_ratio=1` alone fitted an ℓ2 model (50 of 50 features kept):
+    checked on the coefficients, whatever the installed version."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 50))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    sparse = L1LogReg(C=0.05).fit(X, y)
+    assert 1 <= sparse.n_selected_ <= 10
+    dense = L1LogReg(C=0.05)._make(0.05, l1=False).fit(X, y)
+    assert np.count_nonzero(dense.coef_) == 50
+    # an independent ℓ1 solver (saga) selects the same features
+    l1 = {"l1_ratio": 1.0} if LogisticRegression().get_params().get("penalty") == \
+        "deprecated" else {"penalty": "l1"}
+    reference = LogisticRegression(C=0.05, solver="saga", max_iter=20000, tol=1e-10,
+                                   **l1).fit(X, y)
+    assert set(np.flatnonzero(np.abs(reference.coef_) > 1e-6)) == \
+        set(sparse.selected_features_)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -313,3 +314,66 @@ def test_a_failing_fit_says_so_in_message_and_status():
         assert "failed" in s.status and "running" not in s.status
     finally:
         s.close()
+
+
+def test_status_shows_the_models_test_measures(state):
+    state.method = "fgm"
+    state.fit()
+    state.wait(30)
+    accuracy = state.test_scores()["accuracy"]
+    assert f"test accuracy {accuracy:.3f}" in state.status and "test F1" in state.status
+
+
+def test_fsa_regression_settings_are_compatible_with_a_regression_target():
+    """The check used to look at a default (classifying) FSA and refused loss="squared"."""
+    s = ExplorerState(dataset="fsa-regression", live=False)
+    try:
+        s.method = "fsa"
+        s.set_param("loss", "squared")
+        assert s.fit()
+        s.wait(60)
+        assert s.estimator is not None and "test RMSE" in s.status
+        s.set_param("loss", "logistic")
+        assert not s.fit() and "classifier" in s.message
+    finally:
+        s.close()
+
+
+def test_a_stop_ends_the_fit_within_an_inner_step_and_says_stopped():
+    s = ExplorerState(dataset="fgm-type1", live=False)
+    try:
+        s.method = "fgm"
+        for name, value in dict(B=2, max_outer=200, tol=0, inner_tol=1e-12,
+                                max_inner=5000).items():
+            s.set_param(name, value)
+        s.fit()
+        while len(s.records) < 3:
+            s.poll()
+            time.sleep(0.01)
+        s.stop()
+        assert s._worker.wait(2.0)  # far less than one outer iteration of 5,000 APG steps
+        s.poll()
+        assert "stopped" in s.status and s.estimator.stopped_early_
+    finally:
+        s.close()
+
+
+def test_an_upload_above_the_limit_is_refused_with_a_message(state, monkeypatch):
+    monkeypatch.setenv("EXPLORER_MAX_UPLOAD_MB", "0.001")
+    before = state.data
+    assert not state.upload(b"a,b,label\n" + b"1,2,0\n" * 400, "big.csv")
+    assert "upload limit of 0.001 MB" in state.message and "--data" in state.message
+    assert state.data is before
+
+
+def test_served_local_files_are_datasets(tmp_path, monkeypatch):
+    """`explorer serve --data PATH` offers a file too big to upload, by its name."""
+    path = tmp_path / "local.csv"
+    path.write_text("a,b,label\n" + "".join(f"{i % 5},{i % 3},{i % 2}\n" for i in range(40)))
+    monkeypatch.setenv("EXPLORER_DATA", str(path))
+    from explorer.ui._state import available_datasets
+
+    assert "local.csv" in available_datasets()
+    s = ExplorerState(dataset="local.csv", live=False, start_worker=False)
+    assert s.data.n_features == 2 and "Loaded local.csv" in s.message
+    assert s.from_query({"dataset": "local.csv", "method": "fisher"}, fit=False) == []

@@ -167,6 +167,15 @@ class GrFL(BaseSelector):
             sigma * np.array([0.25, 0.5, 1.0, 2.0, 4.0])
         return FourierFamily(d, bands)
 
+    def _check_params(self) -> None:
+        if self.bandwidths is not None:
+            bands = np.asarray(self.bandwidths, dtype=float).ravel()
+            if bands.size == 0 or not np.all(np.isfinite(bands)) or np.any(bands <= 0):
+                # a zero or NaN bandwidth makes every feature response NaN, on which the
+                # master's backtracking line search never terminates
+                raise ValueError(f"GrFL: bandwidths must be positive finite numbers, got "
+                                 f"{list(np.asarray(self.bandwidths).ravel())}")
+
     # ------------------------------------------------------------------ fit
     def _fit(self, X, y, recorder: Recorder, image_shape=None, feature_family=None, **_):
         rng = np.random.default_rng(self.random_state)

@@ -104,6 +104,9 @@ def objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, block=None) -> fl
         lam_s * float(np.abs(ws).sum())
 
 
+MAX_BACKTRACKS = 100  # doublings of L per step: every loop has a bound
+
+
 def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None, b0=None,
                  tol=1e-6, max_iter=5000, L0=None, kkt_tol=None,
                  interrupt=None) -> MasterResult:
@@ -137,7 +140,7 @@ def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=Non
         gW = Phi.T @ G
         gs = gW.sum(axis=1) if shared else np.zeros(c)
         gb = G.sum(axis=0)
-        while True:
+        for _ in range(MAX_BACKTRACKS):
             nW = prox_groups(zW - gW / L, groups, lam_p / L, q, blk)
             ns = soft_threshold(zs - gs / L, lam_s / L) if shared else zs
             nb = zb - gb / L
@@ -149,6 +152,10 @@ def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=Non
             if fn <= model + 1e-12 * max(1.0, abs(model)):
                 break
             L *= 2.0
+        else:  # 2^100 × the curvature estimate: only NaN or inf data get here
+            raise FloatingPointError("FISTA's line search found no step: the loss or its "
+                                     "gradient is not finite (check the data and the "
+                                     "feature family's parameters)")
         F_new = fn + lam_p * float(group_norms(nW, groups, q, blk).sum()) + \
             lam_s * float(np.abs(ns).sum())
         t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))

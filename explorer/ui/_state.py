@@ -405,6 +405,11 @@ class ExplorerState(param.Parameterized):
                 if event.kind == "stopped":
                     self.notify("Stopped: the model of the last finished iteration is kept.",
                                 "info")
+            elif event.kind == "cancelled":  # stopped before its turn at the CPU came
+                self.running = False
+                self.paused = False
+                update.finished = True
+                self.status = "Selected: – features · stopped before it started"
             elif event.kind == "error":
                 exc, trace = event.payload
                 self.running = False

@@ -35,7 +35,8 @@ class FitRequest:
 
 @dataclass
 class Event:
-    kind: str   # "started", "record", "paused", "done", "stopped", "error", "row", "sweep-done"
+    kind: str   # "started", "record", "paused", "done", "stopped", "cancelled", "error", "row",
+    #             "sweep-done", "sweep-error"
     token: int
     payload: Any = None
     time: float = field(default_factory=time.perf_counter)
@@ -80,6 +81,54 @@ def _warm_up() -> None:
         log.exception("warming up the numerical kernels failed")
     finally:
         _KERNELS_READY.set()
+
+
+class ComputeSlots:
+    """Fair turns at the CPU for every fit and sweep of this process (all sessions).
+
+    At most ``n`` of them compute at once (default: the number of cores): with one Python
+    thread per session, 20 fits would otherwise share the interpreter lock with the server's
+    event loop and starve it (pages taking minutes to open). A fit gives its turn back at
+    every record and queues again (FIFO), so long fits progress round-robin; a fit that has
+    not shown its first record yet queues in front, so a knob a user just moved answers
+    first."""
+
+    def __init__(self, n: int | None = None):
+        import os
+
+        self.n = max(1, n or os.cpu_count() or 1)
+        self._cond = threading.Condition()
+        self._queue: list[tuple[bool, object]] = []
+        self._busy = 0
+
+    def acquire(self, cancelled: Callable[[], bool], *, urgent: bool = False) -> bool:
+        """Wait for a turn; False (without one) if ``cancelled()`` becomes true meanwhile."""
+        me = object()
+        with self._cond:
+            at = sum(1 for u, _ in self._queue if u) if urgent else len(self._queue)
+            self._queue.insert(at, (urgent, me))
+            while not (self._busy < self.n and self._queue[0][1] is me):
+                if cancelled():
+                    self._queue = [q for q in self._queue if q[1] is not me]
+                    self._cond.notify_all()
+                    return False
+                self._cond.wait(0.05)
+            self._queue.pop(0)
+            self._busy += 1
+            self._cond.notify_all()
+        return True
+
+    def release(self) -> None:
+        with self._cond:
+            self._busy -= 1
+            self._cond.notify_all()
+
+    def waiting(self) -> int:
+        with self._cond:
+            return len(self._queue)
+
+
+SLOTS = ComputeSlots()
 
 
 class FitWorker:
@@ -171,6 +220,10 @@ class FitWorker:
         self.events.put(Event("started", token))
         callback = _Callback(self, token)
 
+        if not SLOTS.acquire(callback.cancelled, urgent=True):
+            # replaced or stopped while waiting for its turn: nothing was fitted
+            self.events.put(Event("cancelled", token))
+            return
         try:
             estimator = request.make()
             estimator.fit(request.X, request.y, callback=callback, **request.fit_kwargs)
@@ -178,6 +231,9 @@ class FitWorker:
             self.paused = False
             self.events.put(Event("error", token, (exc, traceback.format_exc())))
             return
+        finally:
+            if callback.holding:
+                SLOTS.release()
         self.paused = False
         kind = "stopped" if getattr(estimator, "stopped_early_", False) else "done"
         self.events.put(Event(kind, token, estimator))
@@ -190,25 +246,39 @@ class _Callback:
     def __init__(self, worker: FitWorker, token: int):
         self.worker = worker
         self.token = token
+        self.holding = True  # the fit starts once its compute slot is granted
 
     def cancelled(self) -> bool:
         return self.worker._stop_current.is_set() or self.worker._closed
 
+    def _take_turns(self) -> bool:
+        """Give the CPU to a waiting fit, queue again; False if cancelled meanwhile."""
+        if SLOTS.waiting():
+            SLOTS.release()
+            self.holding = False
+            if not SLOTS.acquire(self.cancelled):
+                return False
+            self.holding = True
+        return True
+
     def __call__(self, record) -> bool:
         w = self.worker
         w.events.put(Event("record", self.token, record))
-        if self.cancelled():
+        if self.cancelled() or not self._take_turns():
             return False
         if w.stepping:
             w.paused = True
             w.events.put(Event("paused", self.token, record))
+            SLOTS.release()  # a paused fit computes nothing: its turn goes to others
+            self.holding = False
             while not w._step.wait(0.05):
                 if w._closed:
                     return False
             w._step.clear()
             w.paused = False
-            if self.cancelled():
+            if self.cancelled() or not SLOTS.acquire(self.cancelled, urgent=True):
                 return False
+            self.holding = True
         return True
 
 
@@ -229,21 +299,34 @@ class SweepWorker:
         cancel = self._cancel
 
         def run():
+            if not SLOTS.acquire(cancel.is_set):
+                return
+            holding = True
             try:
                 for job in jobs:
                     if cancel.is_set():
                         break
 
                     def on_row(row, _cancel=cancel):
+                        nonlocal holding
                         if _cancel.is_set():
                             return False
                         self.events.put(Event("row", token, row))
+                        if SLOTS.waiting():  # one point per turn, like a fit's record
+                            SLOTS.release()
+                            holding = False
+                            if not SLOTS.acquire(_cancel.is_set):
+                                return False
+                            holding = True
                         return True
 
                     job(on_row)
             except Exception as exc:
                 self.events.put(Event("sweep-error", token, (exc, traceback.format_exc())))
                 return
+            finally:
+                if holding:
+                    SLOTS.release()
             self.events.put(Event("sweep-done", token, cancel.is_set()))
 
         self._thread = threading.Thread(target=run, name="explorer-sweep", daemon=True)

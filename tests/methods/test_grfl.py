@@ -161,3 +161,11 @@ def test_callback_stop_and_clone(xor):
     assert clone(est).get_params() == est.get_params()
     with pytest.raises(ValueError, match="family"):
         GrFL(family="wavelet").fit(xor.X, xor.y)
+
+
+@pytest.mark.parametrize("bands", [[0.0, 1.0], [float("nan"), 1.0], [-1.0], []])
+def test_bad_bandwidths_raise_instead_of_hanging(bands):
+    """GrFL(bandwidths=[0, 1]) never returned: its line search looped on NaN."""
+    X = np.random.default_rng(0).standard_normal((60, 8))
+    with pytest.raises(ValueError, match="bandwidths must be positive finite"):
+        GrFL(family="fourier-multi", bandwidths=bands, max_features=5).fit(X, np.arange(60) % 2)

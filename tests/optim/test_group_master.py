@@ -100,3 +100,12 @@ def test_warm_start_from_the_solution_is_much_shorter():
     assert cold.objective - 1e-6 <= warm.objective <= cold.objective
     assert objective(Phi, Y, warm.W, warm.w_shared, warm.b, groups, "squared_hinge", 0.5, 0.0,
                      2.0) == pytest.approx(warm.objective)
+
+
+def test_fista_line_search_is_bounded_on_non_finite_data():
+    """A NaN feature response made the backtracking loop run forever."""
+    Phi = np.full((10, 4), np.nan)
+    Y = np.where(np.arange(10) % 2, 1.0, -1.0)[:, None]
+    groups = [np.arange(0, 2), np.arange(2, 4)]
+    with pytest.raises(FloatingPointError, match="not finite"):
+        fista_master(Phi, Y, groups, "squared_hinge", 0.1, max_iter=5)

@@ -90,8 +90,8 @@ class ComputeSlots:
     thread per session, 20 fits would otherwise share the interpreter lock with the server's
     event loop and starve it (pages taking minutes to open). A fit gives its turn back at
     every record and queues again (FIFO), so long fits progress round-robin; a fit that has
-    not shown its first record yet queues in front, so a knob a user just moved answers
-    first."""
+    computed for less than ``URGENT_S`` queues in front, so a knob a user just moved answers
+    first and a short fit finishes at once."""
 
     def __init__(self, n: int | None = None):
         import os
@@ -129,6 +129,7 @@ class ComputeSlots:
 
 
 SLOTS = ComputeSlots()
+URGENT_S = 1.0  # compute seconds during which a fit keeps its place at the front
 
 
 class FitWorker:
@@ -251,12 +252,12 @@ class _Callback:
     def cancelled(self) -> bool:
         return self.worker._stop_current.is_set() or self.worker._closed
 
-    def _take_turns(self) -> bool:
+    def _take_turns(self, record) -> bool:
         """Give the CPU to a waiting fit, queue again; False if cancelled meanwhile."""
         if SLOTS.waiting():
             SLOTS.release()
             self.holding = False
-            if not SLOTS.acquire(self.cancelled):
+            if not SLOTS.acquire(self.cancelled, urgent=record.elapsed < URGENT_S):
                 return False
             self.holding = True
         return True
@@ -264,7 +265,7 @@ class _Callback:
     def __call__(self, record) -> bool:
         w = self.worker
         w.events.put(Event("record", self.token, record))
-        if self.cancelled() or not self._take_turns():
+        if self.cancelled() or not self._take_turns(record):
             return False
         if w.stepping:
             w.paused = True

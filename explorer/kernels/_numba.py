@@ -258,11 +258,12 @@ def _objective_at(A, bounds, coef, b, y, code, C, P, f, z, norms):
 
 @nb.njit(**_JIT)
 def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, tol, max_iter,
-                   min_iter, refresh, trace):
+                   min_iter, refresh, trace, stop):
     """APG with backtracking for ½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) over a dense column cache
     (Alg. 4 of Tan et al. with the line-search cache of §5.3); the numba twin of
     :func:`explorer.optim.apg.apg_blocks`. Writes the objective per iteration into ``trace``
-    and returns (coef, intercept, objective, iterations, tau, converged, margins)."""
+    and returns (coef, intercept, objective, iterations, tau, converged, margins). Another
+    thread setting ``stop[0]`` to 1 ends the solve after the current step (a user's Stop)."""
     n, W = A.shape
     T = bounds.shape[0]
     coef = coef0.copy()
@@ -291,6 +292,9 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, t
     new_P = np.empty((n, T))
     it = 0
     for it in range(1, max_iter + 1):
+        if stop[0] != 0:
+            it -= 1
+            break
         rho_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * rho * rho))
         beta = (rho - 1.0) / rho_next
         for j in range(W):

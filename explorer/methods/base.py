@@ -116,6 +116,11 @@ class Recorder:
     def should_stop(self) -> bool:
         return self._root().stopped
 
+    def stop_flag(self):
+        """The callback's ``stop_flag`` (a one-element int8 array another thread sets to 1 on
+        *Stop*), for compiled loops that cannot call :meth:`interrupted`; None without one."""
+        return getattr(self._root().callback, "stop_flag", None)
+
     def interrupted(self) -> bool:
         """Whether the fit must stop now, polled by inner loops between their steps.
 

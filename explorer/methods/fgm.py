@@ -159,7 +159,7 @@ class FGM(BaseSelector):
         master = L12Master(y, LOSSES[self.loss](), self.C, n_samples=X.shape[0],
                            sparse_cache=sparse_cache, fit_intercept=self.fit_intercept,
                            inner_tol=self.inner_tol, max_inner=self.max_inner, coef0=coef0,
-                           interrupt=recorder.interrupted)
+                           interrupt=recorder.interrupted, stop_flag=recorder.stop_flag())
         master.tau = tau0
         self._master = master
         previously = set()

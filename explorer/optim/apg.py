@@ -219,20 +219,23 @@ def apg_blocks(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
 
 
 NUMBA_MAX_CELLS = 60_000
+_NEVER = np.zeros(1, dtype=np.int8)  # a stop flag nobody sets
 
 
 def apg_l1_squared(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
                    coef0=None, intercept0: float = 0.0, fit_intercept: bool = True,
                    tau0: float | None = None, eta: float = 0.7, tol: float = 1e-4,
                    max_iter: int = 2000, min_iter: int = 2, refresh: int = 100,
-                   interrupt: Callable[[], bool] | None = None) -> APGResult:
+                   interrupt: Callable[[], bool] | None = None,
+                   stop_flag: np.ndarray | None = None) -> APGResult:
     """FGM's restricted master: :func:`apg_blocks` with the ℓ1² penalty.
 
     Small dense caches (n·W ≤ ``NUMBA_MAX_CELLS``) run in the numba kernel
     :func:`explorer.kernels._numba.apg_l1sq_dense`, where Python's per-iteration overhead
     would dominate; larger ones run in numpy, whose two passes per iteration are BLAS calls
     that beat single-threaded loops. Both compute the same iterates (tested). ``interrupt``
-    is polled between steps on the numpy path; a numba solve is small and runs to its end."""
+    is polled between steps on the numpy path; the numba kernel, which cannot call Python,
+    reads ``stop_flag[0]`` (set to 1 by the thread that cancels) before every step."""
     from ..kernels import _numba
 
     codes = {"squared_hinge": 0, "logistic": 1}
@@ -252,7 +255,8 @@ def apg_l1_squared(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float,
     out = _numba.apg_l1sq_dense(cache.matrix(), bounds, np.ascontiguousarray(y, np.float64),
                                 codes[loss.name], float(C), coef, float(intercept0),
                                 bool(fit_intercept), tau, float(eta), float(tol),
-                                int(max_iter), int(min_iter), int(refresh), trace)
+                                int(max_iter), int(min_iter), int(refresh), trace,
+                                stop_flag if stop_flag is not None else _NEVER)
     coef, b, F, it, tau, converged, margins = out
     return APGResult(coef=coef, intercept=float(b), objective=float(F),
                      trace=trace[:it + 1].tolist(), n_iter=int(it), tau=float(tau),

@@ -182,9 +182,11 @@ class L12Master:
     def __init__(self, y: np.ndarray, loss: MarginLoss, C: float, *, n_samples: int,
                  sparse_cache: bool, fit_intercept: bool = True, inner_tol: float = 1e-4,
                  max_inner: int = 2000, eta: float = 0.7, coef0: dict | None = None,
-                 interrupt: Callable[[], bool] | None = None):
+                 interrupt: Callable[[], bool] | None = None,
+                 stop_flag: np.ndarray | None = None):
         self.y = np.asarray(y, dtype=np.float64)
         self.interrupt = interrupt
+        self.stop_flag = stop_flag
         self.loss = loss
         self.C = float(C)
         self.fit_intercept = fit_intercept
@@ -227,7 +229,7 @@ class L12Master:
             self.cache, self.y, self.loss, self.C, coef0=self.coef,
             intercept0=self.intercept, fit_intercept=self.fit_intercept, tau0=tau0,
             eta=self.eta, tol=self.inner_tol, max_iter=self.max_inner,
-            interrupt=self.interrupt)
+            interrupt=self.interrupt, stop_flag=self.stop_flag)
         self.coef = result.coef
         self.intercept = result.intercept
         self.tau = self.eta ** 2 * result.tau  # warm Lipschitz guess: L_T = η² τ_k

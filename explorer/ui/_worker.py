@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 log = logging.getLogger("explorer.ui")
 
 
@@ -143,6 +145,7 @@ class FitWorker:
         self._wake = threading.Event()
         self._step = threading.Event()
         self._stop_current = threading.Event()
+        self._stop_flag = np.zeros(1, dtype=np.int8)  # _stop_current, for compiled loops
         self._closed = False
         self._idle = threading.Event()
         self._idle.set()
@@ -159,6 +162,7 @@ class FitWorker:
             self.stepping = request.stepping
             self._idle.clear()
         self._stop_current.set()
+        self._stop_flag[0] = 1
         self._step.set()  # release a paused fit so it can see the cancellation
         self._wake.set()
 
@@ -167,6 +171,7 @@ class FitWorker:
         with self._lock:
             self._pending = None
         self._stop_current.set()
+        self._stop_flag[0] = 1
         self._step.set()
 
     def step(self) -> bool:
@@ -211,6 +216,7 @@ class FitWorker:
                         break
                     self._current = request
                     self._stop_current.clear()
+                    self._stop_flag = np.zeros(1, dtype=np.int8)
                     self._step.clear()
                 self._run(request)
             if self._closed:
@@ -248,6 +254,7 @@ class _Callback:
         self.worker = worker
         self.token = token
         self.holding = True  # the fit starts once its compute slot is granted
+        self.stop_flag = worker._stop_flag  # read by compiled loops (numba APG)
 
     def cancelled(self) -> bool:
         return self.worker._stop_current.is_set() or self.worker._closed

@@ -364,16 +364,18 @@ class ExplorerApp(pn.viewable.Viewer):
         status line never queue behind plot updates."""
         now = time.perf_counter()
         update = self.state.poll()
-        # records of earlier ticks: Bokeh sends plot patches as they are rendered but the
-        # status text when the callback returns, so a tick's curves go out on a later tick
-        if self._carried is not None and DRAWING.ready(now):
+        # Bokeh sends plot patches as they are rendered but the status text when the callback
+        # returns: a tick whose status starts or ends a fit ("running…", "stopped", "done")
+        # draws nothing, and a tick's records are drawn on a later tick
+        news = update.finished or update.reset
+        if self._carried is not None and not news and DRAWING.ready(now):
             carried, self._carried = self._carried, None
             if carried.reset:
                 self.convergence.replace(carried.records)
             else:
                 self.convergence.push(carried.records)
             DRAWING.spent(now)
-        elif self._map_dirty and self._carried is None and DRAWING.ready(now) and \
+        elif self._map_dirty and self._carried is None and not news and DRAWING.ready(now) and \
                 now - self._last_map > MAP_EVERY_S:
             # the map is the slowest view: after the curves, at most every 0.25 s
             self.sparsity.show(self.state.records, self.state.data)

@@ -21,9 +21,11 @@ def convergence_rows(record, start_step: int) -> tuple[pd.DataFrame, int]:
     """
     trace = record.info.get("inner_objective") if record.info else None
     if trace is not None and len(trace):
-        values = np.asarray(trace, dtype=float)
-        steps = start_step + np.arange(values.size)
-        nxt = start_step + values.size
+        trace = np.asarray(trace, dtype=float)
+        keep = _thinned(trace.size)
+        values = trace[keep]
+        steps = start_step + keep
+        nxt = start_step + trace.size
     else:
         values = np.array([record.objective], dtype=float)
         steps = np.array([start_step])
@@ -60,10 +62,25 @@ def kept_row(record) -> pd.DataFrame:
                          "n_selected": [record.n_selected], "M_e": [float(m_e)]})
 
 
+MAX_TRACE_POINTS = 150  # per outer iteration: more than a plot's width is only drawing cost
+
+
+def _thinned(n: int) -> np.ndarray:
+    """Indices of at most ``MAX_TRACE_POINTS`` steps of an inner trace of ``n``, first and last
+    included, denser at the start where the objective moves most."""
+    if n <= MAX_TRACE_POINTS:
+        return np.arange(n)
+    head = np.arange(min(n, MAX_TRACE_POINTS // 3))
+    tail = np.unique(np.geomspace(max(1, head.size), n - 1,
+                                  MAX_TRACE_POINTS - head.size).astype(np.int64))
+    return np.unique(np.concatenate([head, tail, [n - 1]]))
+
+
 def convergence_frames(records: Sequence, start_step: int = 0
                        ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int]:
     """The convergence, bounds and kept-count frames of a batch of records, built in one go
-    (a streaming view receives hundreds of FSA records per tick), and the next step index."""
+    (a streaming view receives hundreds of FSA records per tick), and the next step index.
+    Inner traces longer than ``MAX_TRACE_POINTS`` are thinned for drawing."""
     steps, values, outers = [], [], []
     b_step, b_outer, b_lower, b_upper = [], [], [], []
     k_iter, k_sel, k_me = [], [], []
@@ -71,10 +88,12 @@ def convergence_frames(records: Sequence, start_step: int = 0
     for record in records:
         trace = record.info.get("inner_objective") if record.info else None
         if trace is not None and len(trace):
-            values.append(np.asarray(trace, dtype=float))
-            steps.append(step + np.arange(len(trace), dtype=float))
-            outers.append(np.full(len(trace), record.iteration + 1))
-            step += len(trace)
+            trace = np.asarray(trace, dtype=float)
+            keep = _thinned(trace.size)  # on their true inner-step positions
+            values.append(trace[keep])
+            steps.append(step + keep.astype(float))
+            outers.append(np.full(keep.size, record.iteration + 1))
+            step += trace.size
         else:
             values.append(np.array([record.objective], dtype=float))
             steps.append(np.array([float(step)]))

@@ -164,3 +164,28 @@ def test_numba_apg_equals_its_numpy_twin(loss, fit_intercept):
     np.testing.assert_allclose(fast.trace, slow.trace, rtol=1e-9)
     np.testing.assert_allclose(fast.coef, slow.coef, atol=1e-9)
     assert fast.intercept == pytest.approx(slow.intercept, abs=1e-9)
+
+
+def test_numba_master_ends_when_its_stop_flag_is_raised():
+    """The compiled APG cannot poll Python: another thread raising ``stop_flag[0]`` ends the
+    solve after the current step (the app's Stop), instead of after max_iter steps."""
+    import threading
+    import time
+
+    from explorer.optim.apg import NUMBA_MAX_CELLS, BlockCache, apg_l1_squared
+    from explorer.optim.losses import SquaredHinge
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 40))
+    y = np.sign(X[:, 0] + 0.1 * rng.standard_normal(200))
+    cache = BlockCache(200, sparse=False)
+    cache.add(X)
+    assert cache.n * cache.width <= NUMBA_MAX_CELLS  # the numba path
+    kwargs = dict(tol=0.0, max_iter=2_000_000, min_iter=2)
+    apg_l1_squared(cache, y, SquaredHinge(), 1.0, tol=0.0, max_iter=5)  # compile first
+    flag = np.zeros(1, dtype=np.int8)
+    threading.Timer(0.2, lambda: flag.__setitem__(0, 1)).start()
+    start = time.perf_counter()
+    result = apg_l1_squared(cache, y, SquaredHinge(), 1.0, stop_flag=flag, **kwargs)
+    assert time.perf_counter() - start < 5.0 and 0 < result.n_iter < 2_000_000
+    assert np.isfinite(result.objective) and len(result.trace) == result.n_iter + 1

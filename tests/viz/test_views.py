@@ -44,10 +44,13 @@ def _render(element):
 
 
 def test_convergence_frames_match_the_records(fgm_fit):
+    from explorer.viz._frames import MAX_TRACE_POINTS
+
     _, est = fgm_fit
     conv, bounds, kept, end = viz.convergence_frames(est.history_)
     total = sum(len(r.info["inner_objective"]) for r in est.history_)
-    assert len(conv) == total == end and conv["step"].is_monotonic_increasing
+    drawn = sum(min(len(r.info["inner_objective"]), MAX_TRACE_POINTS) for r in est.history_)
+    assert end == total and len(conv) <= drawn and conv["step"].is_monotonic_increasing
     # the batch frames equal the per-record rows the single-record helpers give
     step, rows = 0, []
     for record in est.history_:
@@ -65,7 +68,7 @@ def test_convergence_view_streams_into_its_plots(fgm_fit):
     view.push(est.history_[:1])
     first = view.n_points
     view.push(est.history_[1:])
-    assert view.n_points == sum(len(r.info["inner_objective"]) for r in est.history_) > first
+    assert view.n_points == len(viz.convergence_frames(est.history_)[0]) > first
     root = pn.panel(view).get_root()
     xs = [np.asarray(src.data.get("step", [])) for src in _sources(root)]
     assert any(x.size == view.n_points for x in xs)
@@ -156,3 +159,18 @@ def test_whole_app_builds_headless():
                    "status-line", "param-B", "param-C"):
         assert needed in classes, needed
     app.state.close()
+
+
+def test_long_inner_traces_are_thinned_on_their_true_steps():
+    from explorer.methods.base import IterationRecord
+    from explorer.viz._frames import MAX_TRACE_POINTS
+
+    trace = np.linspace(10.0, 1.0, 5000)
+    records = [IterationRecord(t, 5000, float(trace[-1]), 1, np.array([t]), 0.0,
+                               info={"inner_objective": trace}) for t in range(2)]
+    conv, _, _, nxt = viz.convergence_frames(records)
+    assert nxt == 10_000 and len(conv) <= 2 * MAX_TRACE_POINTS
+    first = conv[conv["outer"] == 1]
+    assert first["step"].iloc[0] == 0 and first["step"].iloc[-1] == 4999
+    np.testing.assert_allclose(first["objective"], trace[first["step"].astype(int)])
+    assert conv[conv["outer"] == 2]["step"].iloc[0] == 5000

@@ -32,7 +32,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.ui.test_browser import DEEP_TEXT  # noqa: E402  (the same text probe as the tests)
-from tests.ui.test_truth import WATCH_STOP  # noqa: E402  (the same Stop timer)
+from tests.ui.test_truth import CLICK_STOP  # noqa: E402  (the same Stop press and timer)
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -184,8 +184,7 @@ def second_tab_and_stop(context, url, repeats, tables):
         _, line = wait(long_page, lambda s: (m := re.search(r"iteration (\d+) .*running", s))
                        is not None and int(m.group(1)) >= 8)
         at.append(int(re.search(r"iteration (\d+)", line).group(1)))
-        long_page.locator(".status-line").first.evaluate(WATCH_STOP)
-        long_page.locator(".btn-stop button").click()
+        long_page.evaluate(CLICK_STOP)
         long_page.wait_for_function("() => window.__stopped !== null", timeout=60000,
                                     polling=10)
         latencies.append(long_page.evaluate("window.__stopped") / 1000.0)

@@ -253,14 +253,26 @@ def test_hidden_tabs_do_not_take_the_sparsity_maps_clicks(page: Page, server):
 
 
 # ------------------------------------------------------------------ 8 · Stop
-WATCH_STOP = """el => {
-  window.__stopped = null;
-  const t0 = performance.now();
+CLICK_STOP = """() => {
+  // press Stop as a user's click does (Playwright's click first waits for the busy page to
+  // settle, which adds ~0.4 s that no user sees), then time until the status says stopped
   const deep = n => { let t = n.shadowRoot ? deep(n.shadowRoot) : "";
     for (const c of n.childNodes) t += c.nodeType === 3 ? c.textContent
       : (c.nodeType === 1 ? deep(c) : ""); return t; };
-  const poll = () => { if (/stopped/.test(deep(el))) { window.__stopped = performance.now() - t0;
-    return; } setTimeout(poll, 5); };
+  const find = (root, sel) => { const hit = root.querySelector(sel); if (hit) return hit;
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) {
+      const h = find(e.shadowRoot, sel); if (h) return h; }
+    return null; };
+  const status = find(document, '.status-line');
+  const host = find(document, '.btn-stop');
+  const button = (host.shadowRoot || host).querySelector('button');
+  window.__stopped = null;
+  const t0 = performance.now();
+  const poll = () => {
+    if (/stopped/.test(deep(status))) { window.__stopped = performance.now() - t0; return; }
+    setTimeout(poll, 5);
+  };
+  button.click();
   poll();
 }"""
 
@@ -270,12 +282,12 @@ def test_stop_lands_within_an_inner_step_and_says_stopped(page: Page, server, sh
               "&inner_tol=1e-12&max_inner=5000")
     wait_for(lambda: (lambda m: m and int(m.group(1)) >= 8)(
         re.search(r"iteration (\d+) .*running", status(page))), timeout=60)
-    page.locator(".status-line").first.evaluate(WATCH_STOP)
-    page.locator(".btn-stop button").click()
+    page.evaluate(CLICK_STOP)
     page.wait_for_function("() => window.__stopped !== null", timeout=30000, polling=20)
     latency = page.evaluate("window.__stopped") / 1000
-    # was 3.4–3.8 s (and "done"); the README's benchmark reports the median (≈ 0.6 s here)
-    assert latency < 2.0, latency
+    # was 3.4–3.8 s (and "done"); target 0.5 s, with slack for a loaded CI machine (the
+    # README's benchmark reports the median)
+    assert latency < 1.0, latency
     line = status(page)
     assert "stopped" in line and "done" not in line
     shot(page)

@@ -203,10 +203,16 @@ def read_password(args) -> str:
 def serve(args) -> int:
     """Run ``panel serve`` in this process with the explorer's settings."""
     import json
+    import math
     import os
     import secrets
     import tempfile
 
+    if not math.isfinite(args.max_upload_mb) or args.max_upload_mb <= 0:
+        raise SystemExit(f"explorer: --max-upload-mb must be a positive number of megabytes, "
+                         f"got {args.max_upload_mb}")
+    if not 0 < args.port < 65536:
+        raise SystemExit(f"explorer: --port must be between 1 and 65535, got {args.port}")
     argv = serve_arguments(args)
     env = {"EXPLORER_MAX_UPLOAD_MB": str(args.max_upload_mb)}
     if args.data:

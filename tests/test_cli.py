@@ -83,3 +83,14 @@ def test_share_listens_everywhere_behind_a_login(tmp_path):
                        for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"])
     finally:
         stop_server(proc)
+
+
+@pytest.mark.parametrize("argv, why", [
+    (["--max-upload-mb", "nan"], "positive number of megabytes"),
+    (["--max-upload-mb", "0"], "positive number of megabytes"),
+    (["--max-upload-mb", "-5"], "positive number of megabytes"),
+    (["--port", "70000"], "between 1 and 65535"),
+])
+def test_bad_serve_options_are_refused_with_a_message(argv, why):
+    with pytest.raises(SystemExit, match=why):
+        main(["serve", *argv])

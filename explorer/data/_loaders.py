@@ -370,9 +370,9 @@ def _from_frame(frame: pd.DataFrame, fname: str, label, *, line_offset: int,
 
 
 # ----------------------------------------------------------------------------- npz
-# what zipfile and numpy raise on a damaged archive: NotImplementedError for a header naming an
-# unknown zip version or compression method, RuntimeError for an encrypted member, zlib.error
-# for a corrupt deflate stream
+# what zipfile and numpy raise on a damaged archive; zipfile signals a header naming an
+# unknown zip version or compression method with the built-in exception for unsupported
+# features, an encrypted member with RuntimeError, a corrupt deflate stream with zlib.error
 _ZIP_ERRORS = (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError,
                RuntimeError, zlib.error)
 

@@ -240,49 +240,31 @@ def _block_norms(coef, bounds, out):
 
 
 @nb.njit(**_JIT)
-def _objective_at(A, bounds, coef, b, y, code, C, P, f, z, norms):
-    """½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) at (coef, b), refreshing P (block products), f and z."""
-    _block_products(A, bounds, coef, P)
-    for i in range(A.shape[0]):
-        acc = b
-        for t in range(bounds.shape[0]):
-            acc += P[i, t]
-        f[i] = acc
-        z[i] = y[i] * acc
-    _block_norms(coef, bounds, norms)
-    s = 0.0
-    for t in range(bounds.shape[0]):
-        s += norms[t]
-    return C * _loss_value(z, code) + 0.5 * s * s
-
-
-@nb.njit(**_JIT)
-def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, tol, max_iter,
-                   min_iter, refresh, trace, stop):
-    """APG with backtracking for ½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) over a dense column cache
-    (Alg. 4 of Tan et al. with the line-search cache of §5.3); the numba twin of
-    :func:`explorer.optim.apg.apg_blocks`. Writes the objective per iteration into ``trace``
-    and returns (coef, intercept, objective, iterations, tau, converged, margins). Another
-    thread setting ``stop[0]`` to 1 ends the solve after the current step (a user's Stop)."""
+def apg_l1sq_dense(A, bounds, y, code, C, coef, prev_coef, b, prev_b, t, tau, F,
+                   fit_intercept, eta, tol, budget, min_steps, trace, stop):
+    """Up to ``budget`` APG steps (backtracking, adaptive restart) for
+    ½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) over a dense column cache: the compiled path of
+    :func:`explorer.optim.apg.apg` for FGM's small masters (Alg. 4 of Tan et al. with the
+    line-search cache of §5.3), the same iterations as its Python steps. The momentum state
+    (coef, prev_coef, b, prev_b, t, tau, F) comes in and goes out; after ``min_steps`` it
+    returns early once the relative objective change is at most ``tol``. Writes the objective
+    per step into ``trace``; another thread setting ``stop[0]`` to 1 ends it after the current
+    step. Returns (coef, prev_coef, b, prev_b, t, tau, F, steps, stalled)."""
     n, W = A.shape
     T = bounds.shape[0]
-    coef = coef0.copy()
-    b = b0 if fit_intercept else 0.0
-    tau = tau0
+    coef = coef.copy()
+    prev_coef = prev_coef.copy()
+    if not fit_intercept:
+        b = 0.0
+        prev_b = 0.0
     P = np.empty((n, T))
-    f = np.empty(n)
+    prev_P = np.empty((n, T))
+    _block_products(A, bounds, coef, P)
+    _block_products(A, bounds, prev_coef, prev_P)
     z = np.empty(n)
     norms = np.empty(T)
-    F = _objective_at(A, bounds, coef, b, y, code, C, P, f, z, norms)
-    trace[0] = F
-    prev_coef = coef.copy()
-    prev_P = P.copy()
-    prev_b = b
-    rho = 1.0
-    converged = False
     v = np.empty(W)
     Pv = np.empty((n, T))
-    fv = np.empty(n)
     r = np.empty(n)
     grad = np.empty(W)
     G = np.empty((n, T))
@@ -290,22 +272,21 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, t
     scales = np.empty(T)
     new = np.empty(W)
     new_P = np.empty((n, T))
-    it = 0
-    for it in range(1, max_iter + 1):
+    steps = 0
+    stalled = False
+    for step in range(1, budget + 1):
         if stop[0] != 0:
-            it -= 1
             break
-        rho_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * rho * rho))
-        beta = (rho - 1.0) / rho_next
+        t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        beta = (t - 1.0) / t_next
         for j in range(W):
             v[j] = coef[j] + beta * (coef[j] - prev_coef[j])
         bv = b + beta * (b - prev_b)
         for i in range(n):
             acc = bv
-            for t in range(T):
-                Pv[i, t] = P[i, t] + beta * (P[i, t] - prev_P[i, t])
-                acc += Pv[i, t]
-            fv[i] = acc
+            for k in range(T):
+                Pv[i, k] = P[i, k] + beta * (P[i, k] - prev_P[i, k])
+                acc += Pv[i, k]
             z[i] = y[i] * acc
         pv = C * _loss_value(z, code)
         _loss_derivative(z, code, r)
@@ -324,20 +305,20 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, t
         trial = eta * tau
         p_new = 0.0
         new_b = 0.0
-        for _ in range(60):
+        for _ in range(100):
             for j in range(W):
                 g[j] = v[j] - grad[j] / trial
             _block_norms(g, bounds, norms)
             _l1sq_scales(norms, 1.0 / trial, scales)
-            for t in range(T):
-                for j in range(bounds[t, 0], bounds[t, 1]):
-                    new[j] = scales[t] * g[j]
+            for k in range(T):
+                for j in range(bounds[k, 0], bounds[k, 1]):
+                    new[j] = scales[k] * g[j]
             new_b = bv - grad_b / trial if fit_intercept else 0.0
             for i in range(n):
                 acc = new_b
-                for t in range(T):
-                    new_P[i, t] = (Pv[i, t] - G[i, t] / trial) * scales[t]
-                    acc += new_P[i, t]
+                for k in range(T):
+                    new_P[i, k] = (Pv[i, k] - G[i, k] / trial) * scales[k]
+                    acc += new_P[i, k]
                 z[i] = y[i] * acc
             p_new = C * _loss_value(z, code)
             dot = 0.0
@@ -354,8 +335,8 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, t
         tau = trial
         _block_norms(new, bounds, norms)
         s = 0.0
-        for t in range(T):
-            s += norms[t]
+        for k in range(T):
+            s += norms[k]
         F_new = p_new + 0.5 * s * s
         prev_coef[:] = coef
         prev_P[:, :] = P
@@ -363,20 +344,15 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef0, b0, fit_intercept, tau0, eta, t
         coef[:] = new
         P[:, :] = new_P
         b = new_b
-        if it % refresh == 0:
-            _block_products(A, bounds, coef, P)
-        if F_new > trace[it - 1]:
-            rho = 1.0
-        else:
-            rho = rho_next
-        change = abs(trace[it - 1] - F_new)
-        trace[it] = F_new
-        if it >= min_iter and change <= tol * max(abs(F_new), 1e-12):
-            converged = True
+        t = 1.0 if F_new > F else t_next
+        change = abs(F - F_new)
+        F = F_new
+        trace[step - 1] = F_new
+        steps = step
+        if step >= min_steps and change <= tol * max(abs(F_new), 1e-300):
+            stalled = True
             break
-    F = _objective_at(A, bounds, coef, b, y, code, C, P, f, z, norms)
-    trace[it] = F
-    return coef, b, F, it, tau, converged, f
+    return coef, prev_coef, b, prev_b, t, tau, F, steps, stalled
 
 
 @nb.njit(**_JIT)

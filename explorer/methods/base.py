@@ -52,6 +52,10 @@ class IterationRecord:
         Seconds since the fit started, the callback's own time excluded.
     lower, upper : float or None
         Certified bounds on the optimal objective where the method has them.
+    inner_measure : float or None
+        The inner solver's certified optimality measure when it stopped (relative duality
+        gap, or relative KKT residual where there is no cheap dual; see
+        :mod:`explorer.optim.stopping`); None for methods without one (FSA).
     info : mapping
         Method-specific details (FGM's inner objective trace and new block, FSA's M_e and
         killed features, GrFL's violation, …).
@@ -65,6 +69,7 @@ class IterationRecord:
     elapsed: float
     lower: float | None = None
     upper: float | None = None
+    inner_measure: float | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -136,7 +141,7 @@ class Recorder:
 
     def emit(self, *, objective: float, n_selected: int, selected, inner_steps: int = 0,
              lower: float | None = None, upper: float | None = None,
-             info: Mapping | None = None) -> bool:
+             inner_measure: float | None = None, info: Mapping | None = None) -> bool:
         """Record one iteration; return ``False`` when the fit must stop now."""
         root = self._root()
         selected = np.asarray(selected, dtype=np.int64).copy()
@@ -147,6 +152,7 @@ class Recorder:
             elapsed=root.elapsed(),
             lower=None if lower is None else float(lower),
             upper=None if upper is None else float(upper),
+            inner_measure=None if inner_measure is None else float(inner_measure),
             info={**self.info, **(info or {})},
         )
         root.history.append(record)

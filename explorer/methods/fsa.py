@@ -25,8 +25,8 @@ import scipy.sparse as sp
 from .._params import ParamSpec
 from ..features import PiecewiseLinearBasis, second_difference
 from ..kernels import xts
-from ..optim.datafits import MarginDatafit, PairwiseDatafit, SquaredDatafit
-from ..optim.losses import HuberHinge, Logistic, Lorenz
+from ..optim.datafits import Datafit, PairwiseDatafit
+from ..optim.losses import make_loss
 from ..optim.schedules import fsa_schedule
 from .base import BaseSelector, Recorder, register
 
@@ -135,13 +135,12 @@ class FSA(BaseSelector):
 
     # ------------------------------------------------------------------ fit
     def _datafit(self, y, query):
-        if self.loss == "squared":
-            return SquaredDatafit(y)
         if self.loss == "ranking":
             return PairwiseDatafit(y, query)
-        loss = {"logistic": Logistic(), "huber_svm": HuberHinge(self.huber_h),
-                "lorenz": Lorenz()}[self.loss]
-        return MarginDatafit(loss, y)
+        if self.loss == "squared":  # the paper's (1/N) Σ (y − f)² (eq. 4): twice the table's ½r²
+            return Datafit(make_loss("squared"), y, scale=2.0)
+        params = {"h": self.huber_h} if self.loss == "huber_svm" else {}
+        return Datafit(make_loss(self.loss, **params), y)
 
     def _fit(self, X, y, recorder: Recorder, query=None, **_):
         m = X.shape[1]
@@ -153,9 +152,7 @@ class FSA(BaseSelector):
         datafit = self._datafit(y, query)
         eta = float(self.eta) if self.eta is not None else _PAPER_ETA[self.loss]
         if self.eta is None and (self.loss == "squared" or self.basis is not None):
-            curvature = {"squared": 2.0, "logistic": 0.25, "huber_svm": 0.5 / self.huber_h,
-                         "lorenz": 2.0, "ranking": 0.5}[self.loss]
-            eta = min(eta, 1.8 / (curvature * self._gram_norm(X)))
+            eta = min(eta, 1.8 / (datafit.curvature * self._gram_norm(X)))
         for _attempt in range(30):
             state = _Run(self, X, datafit, eta)
             outcome = state.run(recorder)

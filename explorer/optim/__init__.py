@@ -1,9 +1,22 @@
-"""Reusable numerics with no method knowledge: losses, prox operators, APG over column blocks,
-the cutting-plane outer loop and its ℓ1² master (more solvers join as methods land)."""
+"""Reusable numerics with no method knowledge: the loss table, datafits, penalties, the one APG,
+the certified stopping rule, the cutting-plane outer loop and the restricted masters.
+``docs/architecture.md`` shows how they compose into the methods."""
 
-from .apg import APGResult, BlockCache, apg_blocks, l1_squared_penalty
+from .apg import Composite, SolverResult, apg
+from .cache import BlockCache, block_norms
 from .cutting_plane import CuttingPlaneResult, L12Master, MasterSolution, OuterStep, cutting_plane
-from .losses import LOSSES, HuberHinge, Logistic, Lorenz, MarginLoss, SquaredHinge
+from .l12 import L12Problem, solve_l12
+from .losses import (
+    LOSSES,
+    HuberHinge,
+    Logistic,
+    Lorenz,
+    MarginLoss,
+    Squared,
+    SquaredHinge,
+    make_loss,
+)
+from .penalties import GroupLq, L1Squared
 from .prox import (
     l1_squared_block_scales,
     prox_group_l2,
@@ -11,10 +24,12 @@ from .prox import (
     prox_l1_squared,
     soft_threshold,
 )
+from .stopping import Stopping, relative_gap
 
 __all__ = [
-    "APGResult", "BlockCache", "CuttingPlaneResult", "HuberHinge", "L12Master", "LOSSES",
-    "Logistic", "Lorenz", "MarginLoss", "MasterSolution", "OuterStep", "SquaredHinge",
-    "apg_blocks", "cutting_plane", "l1_squared_block_scales", "l1_squared_penalty",
-    "prox_group_l2", "prox_group_lq", "prox_l1_squared", "soft_threshold",
+    "BlockCache", "Composite", "CuttingPlaneResult", "GroupLq", "HuberHinge", "L12Master",
+    "L12Problem", "L1Squared", "LOSSES", "Logistic", "Lorenz", "MarginLoss", "MasterSolution",
+    "OuterStep", "SolverResult", "Squared", "SquaredHinge", "Stopping", "apg", "block_norms",
+    "cutting_plane", "l1_squared_block_scales", "make_loss", "prox_group_l2", "prox_group_lq",
+    "prox_l1_squared", "relative_gap", "soft_threshold", "solve_l12",
 ]

@@ -1,268 +1,177 @@
-"""Accelerated proximal gradient over column blocks (Alg. 4 of Tan et al., FGM), with the
-selected columns cached and the line-search cache of §5.3.
+"""The one accelerated proximal gradient (FISTA with backtracking and adaptive restart; Alg. 4 of
+Tan et al., FGM; Beck & Teboulle) behind every smooth + separable master, and the result type
+every inner solver returns.
 
-The objective is ``C Σ_i l(y_i f_i) + Ω(ω)`` with ``f = Σ_t A_t ω_t + b``, where the prox of Ω
-scales each block (``prox(g)_t = c_t g_t``, as the ℓ1² Moreau projection does). Because a trial
-point is ``c_t (v_t − ∇_t/τ)`` block by block, its margins are ``Σ_t c_t (A_t v_t − A_t∇_t/τ)``:
-with the n×T products ``A_t v_t`` and ``A_t ∇_t`` cached, every line-search step costs O(nT),
-not a pass over the cached columns. One iteration makes two passes over the cache (``A_tᵀ r``
-and ``A_t ∇_t``), whatever the number of line-search steps.
+A problem is a :class:`Composite`: a point is a tuple of arrays whose first ``n_parts`` are the
+variables and the rest caches that are linear in them (FGM keeps the n×T block products
+``A_t ω_t`` so a line-search trial costs O(nT), not a pass: §5.3). Extrapolation acts on every
+part, so caches follow the variables for free. The loop stops on the problem's certified
+measure (:mod:`explorer.optim.stopping`): evaluated every ``check_every`` steps and as soon as
+the objective stops moving. A problem may offer ``compiled_steps``, a numba loop running the
+same iterations (FGM's small dense masters, where Python's per-step overhead would dominate).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
-from .losses import MarginLoss
+from .stopping import TINY, Stopping
 
-
-class BlockCache:
-    """The columns of the selected blocks, stored once (dense float64 or sparse CSC).
-
-    Dense columns go into one Fortran-ordered buffer grown by doubling, so the whole cache is a
-    contiguous n×W array and ``Aᵀr`` is a single BLAS call.
-    """
-
-    def __init__(self, n_samples: int, sparse: bool):
-        self.n = n_samples
-        self.sparse = sparse
-        self.bounds: list[tuple[int, int]] = []
-        self._buffer = np.empty((n_samples, 0), order="F")
-        self._sparse_blocks: list[sp.csc_matrix] = []
-        self._stacked: sp.csc_matrix | None = None
-        self.width = 0
-
-    def add(self, columns) -> int:
-        """Append a block of columns; returns its index."""
-        w = columns.shape[1]
-        start = self.width
-        if self.sparse:
-            block = sp.csc_matrix(columns, dtype=np.float64)
-            self._sparse_blocks.append(block)
-            self._stacked = None
-        else:
-            if start + w > self._buffer.shape[1]:
-                grown = np.empty((self.n, max(2 * self._buffer.shape[1], start + w, 16)),
-                                 order="F")
-                grown[:, :start] = self._buffer[:, :start]
-                self._buffer = grown
-            dense = columns.toarray() if sp.issparse(columns) else columns
-            self._buffer[:, start:start + w] = dense
-        self.width = start + w
-        self.bounds.append((start, start + w))
-        return len(self.bounds) - 1
-
-    @property
-    def n_blocks(self) -> int:
-        return len(self.bounds)
-
-    def matrix(self):
-        """All cached columns as one n×W matrix."""
-        if self.sparse:
-            if self._stacked is None:
-                self._stacked = sp.hstack(self._sparse_blocks, format="csc") \
-                    if self._sparse_blocks else sp.csc_matrix((self.n, 0))
-            return self._stacked
-        return self._buffer[:, :self.width]
-
-    def rmatvec(self, r: np.ndarray) -> np.ndarray:
-        """Aᵀr over all cached columns (one pass)."""
-        return np.asarray(self.matrix().T @ r).ravel()
-
-    def block_products(self, coef: np.ndarray) -> np.ndarray:
-        """The n×T matrix whose column t is A_t coef_t (one pass)."""
-        out = np.empty((self.n, self.n_blocks))
-        if self.sparse:
-            for t, block in enumerate(self._sparse_blocks):
-                a, b = self.bounds[t]
-                out[:, t] = block @ coef[a:b]
-        else:
-            A = self._buffer
-            for t, (a, b) in enumerate(self.bounds):
-                out[:, t] = A[:, a:b] @ coef[a:b]
-        return out
-
-    def nbytes(self) -> int:
-        if self.sparse:
-            return sum(b.data.nbytes + b.indices.nbytes + b.indptr.nbytes
-                       for b in self._sparse_blocks)
-        return self._buffer.nbytes
+MAX_BACKTRACKS = 100  # each multiplies L by 1/η: only non-finite data get to the bound
 
 
 @dataclass
-class APGResult:
-    """Solution and trace of one APG solve."""
+class SolverResult:
+    """What every inner solver returns (APG, ADMM, the bundle method).
 
-    coef: np.ndarray
-    intercept: float
+    ``measure`` is the certified optimality measure at ``x`` (relative duality gap, or relative
+    KKT residual for problems without a cheap dual); ``step_constant`` is APG's last Lipschitz
+    estimate, a warm start for the next solve."""
+
+    x: tuple
     objective: float
     trace: list[float] = field(default_factory=list)
     n_iter: int = 0
-    tau: float = 1.0
-    margins: np.ndarray | None = None
     converged: bool = False
+    measure: float = math.inf
+    step_constant: float | None = None
+    margins: np.ndarray | None = None
 
 
-def block_norms(coef: np.ndarray, bounds) -> np.ndarray:
-    return np.array([np.linalg.norm(coef[a:b]) for a, b in bounds])
+class Composite:
+    """``min_x smooth(x) + penalty(x)``: the protocol :func:`apg` runs.
+
+    Subclasses define ``smooth(x) -> (value, grad)`` (``grad`` has an entry per part; for
+    caches, the image of the variables' gradient), ``prox_step(v, grad, step) -> (x, smooth
+    value at x)``, ``penalty(x)`` and ``measure(x, last)`` (``last`` = (v, x, L) of the latest
+    step, or None before the first). ``refresh(x)`` recomputes caches (undoes drift)."""
+
+    n_parts = 1
+    compiled_steps = None
+
+    def smooth(self, x):  # pragma: no cover - protocol
+        raise NotImplementedError
+
+    def prox_step(self, v, grad, step):  # pragma: no cover - protocol
+        raise NotImplementedError
+
+    def penalty(self, x) -> float:  # pragma: no cover - protocol
+        raise NotImplementedError
+
+    def measure(self, x, last) -> float:  # pragma: no cover - protocol
+        raise NotImplementedError
+
+    def objective(self, x) -> float:
+        return self.smooth(x)[0] + self.penalty(x)
+
+    def refresh(self, x):
+        return x
 
 
-def apg_blocks(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
-               block_scales: Callable[[np.ndarray, float], np.ndarray],
-               penalty: Callable[[np.ndarray], float],
-               coef0: np.ndarray | None = None, intercept0: float = 0.0,
-               fit_intercept: bool = True, tau0: float | None = None, eta: float = 0.7,
-               tol: float = 1e-4, max_iter: int = 2000, min_iter: int = 2,
-               refresh: int = 100, interrupt: Callable[[], bool] | None = None) -> APGResult:
-    """Minimise ``C Σ l(y_i f_i) + penalty(block norms)`` by APG with backtracking.
+@dataclass
+class _Momentum:
+    x: tuple
+    x_prev: tuple
+    t: float
+    L: float
+    F: float
+    last: tuple | None = None
+
+
+def apg(problem: Composite, x0: tuple, *, L0: float, stopping: Stopping, eta: float = 0.7,
+        interrupt: Callable[[], bool] | None = None, refresh: int = 100) -> SolverResult:
+    """Minimise ``problem`` from ``x0`` by APG; stop when ``problem.measure ≤ stopping.tol``.
 
     Parameters
     ----------
-    cache : BlockCache
-        The columns A_t of every block.
-    block_scales : callable
-        ``(norms, step) -> scales``: the prox of the penalty with step ``1/τ`` as per-block
-        scales of g_t (the ℓ1² Moreau projection: :func:`l1_squared_block_scales`).
-    penalty : callable
-        The penalty as a function of the block norms (ℓ1²: ``½(Σ u_t)²``).
-    tau0 : float
-        First guess of the Lipschitz constant (the paper's ``L_0 = 0.1 n C``, then warm).
+    L0 : float
+        First guess of the Lipschitz constant (a warm start passes the last solve's).
     eta : float
-        Line-search factor in (0, 1): each step first tries ``η τ`` and multiplies τ by
-        ``1/η`` until the quadratic model majorises (Alg. 4).
-    tol : float
-        Stop when the relative change of the objective is at most ``tol`` (the paper: 1e-4).
+        Each step first tries ``η L`` and multiplies by ``1/η`` until the quadratic model
+        majorises (Alg. 4); in (0, 1).
     interrupt : callable, optional
-        Polled before every step; when it returns True the current iterate is returned
-        (a user's *Stop* lands within one step).
+        Polled between steps; True returns the current iterate (a user's *Stop*).
 
-    Notes
-    -----
-    Momentum is restarted when the objective goes up (adaptive restart), which keeps the
-    objective trace monotone in practice without changing the fixed point.
+    Momentum restarts when the objective goes up (adaptive restart), which keeps the trace
+    monotone in practice without changing the fixed point.
     """
-    bounds = cache.bounds
-    W = cache.width
-    n = cache.n
-    y = np.asarray(y, dtype=np.float64)
-    coef = np.zeros(W) if coef0 is None else np.asarray(coef0, dtype=np.float64).copy()
-    b = float(intercept0) if fit_intercept else 0.0
-    tau = float(tau0) if tau0 else max(1e-8, 0.1 * n * C)
-
-    P = cache.block_products(coef)  # n×T: A_t ω_t
-    f = P.sum(axis=1) + b
-    F = C * float(loss.value(y * f).sum()) + penalty(block_norms(coef, bounds))
+    if not 0.0 < eta < 1.0:
+        raise ValueError(f"eta must lie in (0, 1), got {eta!r}")
+    if not (math.isfinite(L0) and L0 > 0):
+        raise ValueError(f"L0 must be a positive finite number, got {L0!r}")
+    x = problem.refresh(tuple(x0))
+    F = problem.objective(x)
     trace = [F]
-    prev_coef, prev_P, prev_b = coef.copy(), P.copy(), b
-    rho = 1.0
-    converged = False
+    measure = problem.measure(x, None)
+    state = _Momentum(x, x, 1.0, float(L0), F)
     it = 0
-    for it in range(1, max_iter + 1):
+    converged = stopping.met(measure)
+    spacing = 1
+    while not converged and it < stopping.max_iter:
         if interrupt is not None and interrupt():
-            it -= 1
             break
-        rho_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * rho * rho))
-        beta = (rho - 1.0) / rho_next
-        v = coef + beta * (coef - prev_coef)
-        Pv = P + beta * (P - prev_P)
-        bv = b + beta * (b - prev_b)
-        fv = Pv.sum(axis=1) + bv
-        zv = y * fv
-        pv = C * float(loss.value(zv).sum())
-        r = C * y * loss.derivative(zv)
-        grad = cache.rmatvec(r)
-        grad_b = float(r.sum()) if fit_intercept else 0.0
-        G = cache.block_products(grad)
+        budget = min(stopping.check_every, stopping.max_iter - it)
+        runner = problem.compiled_steps or _python_steps
+        done, chunk, triggered = runner(problem, state, budget, min(spacing, budget),
+                                        stopping.tol, eta, interrupt, refresh, it)
+        it += done
+        trace.extend(chunk)
+        if done == 0:
+            break
+        measure = problem.measure(state.x, state.last)
+        converged = stopping.met(measure)
+        # the objective stalls before the certificate closes: space the checks out
+        spacing = min(2 * spacing, stopping.check_every) if triggered else 1
+    x = problem.refresh(state.x)
+    F = problem.objective(x)
+    if trace:
+        trace[-1] = F
+    return SolverResult(x=x, objective=F, trace=trace, n_iter=it, converged=bool(converged),
+                        measure=float(measure), step_constant=state.L,
+                        margins=getattr(problem, "margins", lambda _x: None)(x))
 
-        trial_tau = eta * tau
-        for _ in range(60):
-            g = v - grad / trial_tau
-            norms = block_norms(g, bounds)
-            scales = block_scales(norms, 1.0 / trial_tau)
-            new = np.concatenate([scales[t] * g[a:c] for t, (a, c) in enumerate(bounds)]) \
-                if bounds else g
-            new_P = (Pv - G / trial_tau) * scales[None, :]
-            new_b = bv - grad_b / trial_tau if fit_intercept else 0.0
-            new_f = new_P.sum(axis=1) + new_b
-            p_new = C * float(loss.value(y * new_f).sum())
-            d = new - v
-            db = new_b - bv
-            model = pv + float(grad @ d) + grad_b * db + 0.5 * trial_tau * (float(d @ d) + db * db)
-            if p_new <= model + 1e-12 * max(1.0, abs(model)):
+
+def _python_steps(problem: Composite, state: _Momentum, budget: int, min_steps: int,
+                  tol: float, eta: float, interrupt, refresh: int, offset: int):
+    """Up to ``budget`` APG steps; returns early (after ``min_steps``) once the relative
+    objective change is at most ``tol``. Returns (steps, objective trace, stalled)."""
+    k = problem.n_parts
+    trace = []
+    for step in range(1, budget + 1):
+        if step > 1 and interrupt is not None and interrupt():
+            return step - 1, trace, False
+        t_next = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * state.t * state.t))
+        beta = (state.t - 1.0) / t_next
+        x, x_prev = state.x, state.x_prev
+        v = x if beta == 0.0 else tuple(a + beta * (a - p) for a, p in zip(x, x_prev))
+        fv, grad = problem.smooth(v)
+        trial = eta * state.L
+        for _ in range(MAX_BACKTRACKS):
+            new, f_new = problem.prox_step(v, grad, 1.0 / trial)
+            lin = quad = 0.0
+            for j in range(k):
+                d = new[j] - v[j]
+                lin += float(np.vdot(grad[j], d))
+                quad += float(np.vdot(d, d))
+            model = fv + lin + 0.5 * trial * quad
+            if f_new <= model + 1e-12 * max(1.0, abs(model)):
                 break
-            trial_tau /= eta
-        tau = trial_tau
-        F_new = p_new + penalty(block_norms(new, bounds))
-        prev_coef, prev_P, prev_b = coef, P, b
-        coef, P, b = new, new_P, new_b
-        if it % refresh == 0:
-            P = cache.block_products(coef)  # undo drift of the cached products
-        if F_new > trace[-1]:
-            rho = 1.0  # adaptive restart
+            trial /= eta
         else:
-            rho = rho_next
-        change = abs(trace[-1] - F_new)
+            raise FloatingPointError("APG's line search found no step: the loss or its gradient "
+                                     "is not finite (check the data and the parameters)")
+        F_new = f_new + problem.penalty(new)
+        if (offset + step) % refresh == 0:
+            new = problem.refresh(new)
+        state.t = 1.0 if F_new > state.F else t_next  # adaptive restart
+        change = abs(state.F - F_new)
+        state.x_prev, state.x, state.L, state.F = x, new, trial, F_new
+        state.last = (v, new, trial)
         trace.append(F_new)
-        if it >= min_iter and change <= tol * max(abs(F_new), 1e-12):
-            converged = True
-            break
-    P = cache.block_products(coef)
-    f = P.sum(axis=1) + b
-    F = C * float(loss.value(y * f).sum()) + penalty(block_norms(coef, bounds))
-    trace[-1] = F
-    return APGResult(coef=coef, intercept=b, objective=F, trace=trace, n_iter=it, tau=tau,
-                     margins=f, converged=converged)
-
-
-NUMBA_MAX_CELLS = 60_000
-_NEVER = np.zeros(1, dtype=np.int8)  # a stop flag nobody sets
-
-
-def apg_l1_squared(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
-                   coef0=None, intercept0: float = 0.0, fit_intercept: bool = True,
-                   tau0: float | None = None, eta: float = 0.7, tol: float = 1e-4,
-                   max_iter: int = 2000, min_iter: int = 2, refresh: int = 100,
-                   interrupt: Callable[[], bool] | None = None,
-                   stop_flag: np.ndarray | None = None) -> APGResult:
-    """FGM's restricted master: :func:`apg_blocks` with the ℓ1² penalty.
-
-    Small dense caches (n·W ≤ ``NUMBA_MAX_CELLS``) run in the numba kernel
-    :func:`explorer.kernels._numba.apg_l1sq_dense`, where Python's per-iteration overhead
-    would dominate; larger ones run in numpy, whose two passes per iteration are BLAS calls
-    that beat single-threaded loops. Both compute the same iterates (tested). ``interrupt``
-    is polled between steps on the numpy path; the numba kernel, which cannot call Python,
-    reads ``stop_flag[0]`` (set to 1 by the thread that cancels) before every step."""
-    from ..kernels import _numba
-
-    codes = {"squared_hinge": 0, "logistic": 1}
-    if cache.sparse or loss.name not in codes or cache.n * cache.width > NUMBA_MAX_CELLS:
-        from .prox import l1_squared_block_scales
-
-        return apg_blocks(cache, y, loss, C, block_scales=l1_squared_block_scales,
-                          penalty=l1_squared_penalty, coef0=coef0, intercept0=intercept0,
-                          fit_intercept=fit_intercept, tau0=tau0, eta=eta, tol=tol,
-                          max_iter=max_iter, min_iter=min_iter, refresh=refresh,
-                          interrupt=interrupt)
-    W = cache.width
-    coef = np.zeros(W) if coef0 is None else np.ascontiguousarray(coef0, dtype=np.float64)
-    bounds = np.array(cache.bounds, dtype=np.int64).reshape(-1, 2)
-    trace = np.empty(max_iter + 1)
-    tau = float(tau0) if tau0 else max(1e-8, 0.1 * cache.n * C)
-    out = _numba.apg_l1sq_dense(cache.matrix(), bounds, np.ascontiguousarray(y, np.float64),
-                                codes[loss.name], float(C), coef, float(intercept0),
-                                bool(fit_intercept), tau, float(eta), float(tol),
-                                int(max_iter), int(min_iter), int(refresh), trace,
-                                stop_flag if stop_flag is not None else _NEVER)
-    coef, b, F, it, tau, converged, margins = out
-    return APGResult(coef=coef, intercept=float(b), objective=float(F),
-                     trace=trace[:it + 1].tolist(), n_iter=int(it), tau=float(tau),
-                     margins=margins, converged=bool(converged))
-
-
-def l1_squared_penalty(norms: np.ndarray) -> float:
-    """½(Σ_t ‖ω_t‖)²."""
-    return 0.5 * float(np.sum(norms)) ** 2
+        if step >= min_steps and change <= tol * max(abs(F_new), TINY):
+            return step, trace, True
+    return budget, trace, False

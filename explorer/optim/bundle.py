@@ -162,7 +162,7 @@ class BundleMaster:
                  n_samples: int, sparse_cache: bool, fit_intercept: bool = True,
                  inner_tol: float = 1e-3, max_inner: int = 200, intercept_bound: float = 1e3,
                  interrupt=None):
-        from .apg import BlockCache
+        from .cache import BlockCache
 
         self.interrupt = interrupt
         self.y = np.asarray(y, dtype=np.float64)

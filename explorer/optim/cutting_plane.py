@@ -15,8 +15,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .apg import BlockCache, apg_l1_squared, block_norms
+from .cache import BlockCache, block_norms
+from .l12 import balance, solve_l12
 from .losses import MarginLoss
+from .stopping import Stopping
+
+COARSE_GAP = 1e-2  # relative gap of the masters that only choose the next block
 
 
 @dataclass
@@ -125,7 +129,7 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
     for T in range(1, max_outer + 1):
         key = tuple(sorted(ids.tolist()))
         if ids.size == 0 or key in seen:
-            reason = "converged: the worst-case block is already in the model"
+            reason = REPEATED
             T -= 1
             break
         master.add_block(space.columns(ids))
@@ -135,16 +139,22 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
         upper = min(upper, solution.objective)
         next_ids, next_scores, next_runners, next_runner_scores = worst_case(solution.signal)
         lower = _max(lower, master.lower_bound(solution, next_scores))
-        stop = None
-        scale = (empty - solution.objective) if progress_scale else solution.objective
-        change = abs(previous - solution.objective) / max(abs(scale), 1e-12)
-        if T >= 2 and change <= tol:
-            stop = f"converged: relative objective change {change:.2e} ≤ tol"
-        elif gap_tol is not None and lower is not None and \
-                upper - lower <= gap_tol * max(abs(upper), 1e-12):
-            stop = "converged: duality gap closed"
-        elif T == max_outer:
-            stop = "max_outer reached"
+        stop = _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol,
+                          gap_tol, lower, upper, next_ids, seen)
+        polish = getattr(master, "polish", None)
+        if stop is not None and polish is not None:
+            # intermediate masters are solved coarsely (they only choose the next block); the
+            # last one is solved to the fine tolerance, and may then ask for another block
+            polished = polish()
+            if polished is not None:
+                solution = polished
+                upper = min(upper, solution.objective)
+                next_ids, next_scores, next_runners, next_runner_scores = \
+                    worst_case(solution.signal)
+                lower = _max(lower, master.lower_bound(solution, next_scores))
+                if stop == REPEATED:
+                    stop = _stop_rule(T, max_outer, previous, solution, empty, progress_scale,
+                                      tol, gap_tol, lower, upper, next_ids, seen)
         keep_going = on_step(OuterStep(T, ids, scores, solution, lower, upper, next_ids, stop,
                                        runners, runner_scores))
         previous = solution.objective
@@ -157,6 +167,25 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
             reason = "stopped by callback"
             break
     return CuttingPlaneResult(blocks, solution, lower, upper, T, reason)
+
+
+REPEATED = "converged: the worst-case block is already in the model"
+
+
+def _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol, gap_tol, lower,
+               upper, next_ids, seen) -> str | None:
+    if next_ids.size == 0 or tuple(sorted(next_ids.tolist())) in seen:
+        return REPEATED
+    scale = (empty - solution.objective) if progress_scale else solution.objective
+    change = abs(previous - solution.objective) / max(abs(scale), 1e-12)
+    if T >= 2 and change <= tol:
+        return f"converged: relative objective change {change:.2e} ≤ tol"
+    if gap_tol is not None and lower is not None and \
+            upper - lower <= gap_tol * max(abs(upper), 1e-12):
+        return "converged: duality gap closed"
+    if T == max_outer:
+        return "max_outer reached"
+    return None
 
 
 def _max(a, b):
@@ -180,7 +209,7 @@ class L12Master:
     """
 
     def __init__(self, y: np.ndarray, loss: MarginLoss, C: float, *, n_samples: int,
-                 sparse_cache: bool, fit_intercept: bool = True, inner_tol: float = 1e-4,
+                 sparse_cache: bool, fit_intercept: bool = True, inner_tol: float = 3e-5,
                  max_inner: int = 2000, eta: float = 0.7, coef0: dict | None = None,
                  interrupt: Callable[[], bool] | None = None,
                  stop_flag: np.ndarray | None = None):
@@ -192,6 +221,7 @@ class L12Master:
         self.fit_intercept = fit_intercept
         self.inner_tol = inner_tol
         self.max_inner = max_inner
+        self._measure = np.inf
         self.eta = eta
         self.cache = BlockCache(n_samples, sparse_cache)
         self.coef = np.zeros(0)
@@ -222,21 +252,40 @@ class L12Master:
                                            int(columns.feature_b[c])), 0.0)
         self.coef = np.concatenate([self.coef, start])
 
-    def solve(self) -> MasterSolution:
+    def solve(self, stopping: Stopping | None = None) -> MasterSolution:
         n = self.cache.n
         tau0 = self.tau if self.tau is not None else 0.1 * n * self.C
-        result = apg_l1_squared(
+        result = solve_l12(
             self.cache, self.y, self.loss, self.C, coef0=self.coef,
-            intercept0=self.intercept, fit_intercept=self.fit_intercept, tau0=tau0,
-            eta=self.eta, tol=self.inner_tol, max_iter=self.max_inner,
-            interrupt=self.interrupt, stop_flag=self.stop_flag)
-        self.coef = result.coef
-        self.intercept = result.intercept
-        self.tau = self.eta ** 2 * result.tau  # warm Lipschitz guess: L_T = η² τ_k
+            intercept0=self.intercept, fit_intercept=self.fit_intercept, L0=tau0,
+            eta=self.eta, stopping=stopping or self._stopping(coarse=True),
+            interrupt=self.interrupt,
+            stop_flag=self.stop_flag)
+        self.coef = result.x[0]
+        self.intercept = float(result.x[1][0])
+        self.tau = self.eta ** 2 * result.step_constant  # warm Lipschitz guess: L_T = η² τ_k
         self.total_inner += result.n_iter
         sol = self._solution(result.objective, result.margins, result.trace, result.n_iter)
         sol.info["converged"] = result.converged
+        sol.info["inner_gap"] = result.measure
+        self._measure = result.measure
         return sol
+
+    def polish(self) -> MasterSolution | None:
+        """Re-solve the current master to the fine tolerance (None if it already is)."""
+        final = self._stopping(coarse=False)
+        if final.met(self._measure) or (self.interrupt is not None and self.interrupt()):
+            return None
+        return self.solve(final)
+
+    def _stopping(self, coarse: bool) -> Stopping:
+        """The gap asked of a solve. With one block the master is 1-strongly convex and its
+        gap is quadratic in the coefficient error, so ``inner_tol²`` gives coefficients to
+        ``inner_tol`` relative (FGM with B ≥ #features is then an ℓ2 SVM / logistic regression
+        to that accuracy); with several blocks the gap is linear in it (the dual's max over
+        tied blocks), so ``inner_tol`` itself."""
+        tol = self.inner_tol ** 2 if self.cache.n_blocks <= 1 else self.inner_tol
+        return Stopping(max(tol, COARSE_GAP) if coarse else tol, self.max_inner)
 
     def lower_bound(self, solution: MasterSolution, top_scores: np.ndarray) -> float | None:
         """Dual value at the recovered α with the worst-case block: a certified lower bound."""
@@ -249,7 +298,7 @@ class L12Master:
         z = self.y * margins
         alpha = -self.C * self.loss.derivative(z)
         if self.fit_intercept:
-            alpha = _balance(alpha, self.y)
+            alpha = balance(alpha, self.y)
         dual_base = -self.C * float(np.sum(self.loss.conj_neg(alpha / self.C)))
         norms = block_norms(self.coef, self.cache.bounds) if self.cache.n_blocks else \
             np.zeros(0)
@@ -276,17 +325,3 @@ class L12Master:
     def weights_by_column(self):
         """(Columns, coefficient slice) for every block."""
         return [(cols, self.coef[a:b]) for cols, (a, b) in zip(self.columns, self.cache.bounds)]
-
-
-def _balance(alpha: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Scale down the class with more α-mass so that Σ α_i y_i = 0 (keeps 0 ≤ α ≤ C)."""
-    pos, neg = y > 0, y < 0
-    sp_, sn = alpha[pos].sum(), alpha[neg].sum()
-    if sp_ <= 0 or sn <= 0:
-        return np.zeros_like(alpha)
-    out = alpha.copy()
-    if sp_ > sn:
-        out[pos] *= sn / sp_
-    else:
-        out[neg] *= sp_ / sn
-    return out

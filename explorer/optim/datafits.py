@@ -13,33 +13,29 @@ from scipy.special import expit
 from .losses import MarginLoss
 
 
-class MarginDatafit:
-    """(1/N) Σ l(y_i f_i) for a margin loss, y in {−1, +1} (FSA eqs. 5–8)."""
+class Datafit:
+    """``scale · Σ_i l(y_i, f_i)``, or its mean over examples (FSA eqs. 4–8), for a loss of the
+    table in :mod:`explorer.optim.losses`; y in {−1, +1} for margin losses, real for squared.
 
-    def __init__(self, loss: MarginLoss, y: np.ndarray):
+    ``curvature`` bounds the Hessian's diagonal factor: the gradient's Lipschitz constant with
+    respect to f (a step-size bound once multiplied by ‖X‖₂²)."""
+
+    def __init__(self, loss: MarginLoss, y: np.ndarray, *, scale: float = 1.0,
+                 mean: bool = True):
         self.loss = loss
         self.y = np.asarray(y, dtype=np.float64)
-        self.n = self.y.size
+        self.n = self.y.shape[0]
+        self.weight = float(scale) / (self.n if mean else 1.0)
+
+    @property
+    def curvature(self) -> float:
+        return self.weight * self.n * self.loss.curvature if self.weight else 0.0
 
     def value(self, f: np.ndarray) -> float:
-        return float(self.loss.value(self.y * f).mean())
+        return self.weight * float(np.sum(self.loss.value_at(self.y, f)))
 
     def gradient(self, f: np.ndarray) -> np.ndarray:
-        return self.y * self.loss.derivative(self.y * f) / self.n
-
-
-class SquaredDatafit:
-    """(1/N) Σ (y_i − f_i)² (FSA eq. 4, as a mean)."""
-
-    def __init__(self, y: np.ndarray):
-        self.y = np.asarray(y, dtype=np.float64)
-        self.n = self.y.size
-
-    def value(self, f):
-        return float(np.mean((self.y - f) ** 2))
-
-    def gradient(self, f):
-        return -2.0 * (self.y - f) / self.n
+        return self.weight * self.loss.grad_at(self.y, f)
 
 
 class PairwiseDatafit:
@@ -71,6 +67,7 @@ class PairwiseDatafit:
         self.n = y.size
         self.n_pairs = self.i.size
 
+    curvature = 0.5  # the logistic loss of a difference f_i − f_j: 2 × 0.25
     def value(self, f):
         d = f[self.i] - f[self.j]  # every pair has r = 1 (i is the more relevant one)
         return float(np.mean(np.logaddexp(0.0, -d)))

@@ -1,6 +1,9 @@
-"""Per-example margin losses l(z), z = y·f(x), as small classes (value, derivative, conjugate).
+"""The one table of per-example losses: value, derivative, curvature bound, conjugate and the
+integer code the numba kernels dispatch on (:data:`NUMBA_CODES` is derived from this table).
 
-Methods scale them (FGM: ``C Σ l(z_i)``; FSA: the mean over examples). The conjugate is
+Margin losses are functions of z = y·f(x); :class:`Squared` is the residual loss ½(y − f)².
+Every loss also speaks the (y, f) form (``value_at``, ``grad_at``) that datafits and multi-task
+masters use. Methods scale them (FGM: ``C Σ l(z_i)``; FSA: the mean over examples). The conjugate is
 written at negative arguments, ``conj_neg(a) = l*(−a)``, the form a dual needs: for
 ``min_w ½Ω(w)² + C Σ l(y_i f_i)`` the dual objective is ``−C Σ l*(−α_i/C) − ½‖Xᵀ(α⊙y)‖²_*``
 and the dual variable is recovered from the primal as ``α_i = −C l′(z_i)`` (FGM §5, Remark 4).
@@ -17,6 +20,8 @@ class MarginLoss:
 
     name = ""
     curvature = 1.0  # bound on l''(z): the Lipschitz constant of the derivative
+    code = -1        # the numba kernels' case for this loss (-1: no compiled path)
+    convex = True
 
     def value(self, z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError  # abstract
@@ -31,12 +36,24 @@ class MarginLoss:
         """Interval of a = −l′(z)."""
         return (0.0, np.inf)
 
+    def value_at(self, y: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """l(y, f) element-wise."""
+        return self.value(y * f)
+
+    def grad_at(self, y: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """∂l(y, f)/∂f element-wise."""
+        return y * self.derivative(y * f)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
 
 class SquaredHinge(MarginLoss):
     """l(z) = ½ max(0, 1 − z)² (FGM's squared hinge: ``(C/2) Σ ξ_i²``)."""
 
     name = "squared_hinge"
     curvature = 1.0
+    code = 0
 
     def value(self, z):
         xi = np.maximum(0.0, 1.0 - z)
@@ -55,6 +72,7 @@ class Logistic(MarginLoss):
 
     name = "logistic"
     curvature = 0.25
+    code = 1
 
     def value(self, z):
         return np.logaddexp(0.0, -z)
@@ -110,6 +128,7 @@ class Lorenz(MarginLoss):
 
     name = "lorenz"
     curvature = 2.0
+    convex = False
 
     def value(self, z):
         u = np.minimum(z - 1.0, 0.0)
@@ -123,5 +142,42 @@ class Lorenz(MarginLoss):
         raise NotImplementedError  # abstract for a non-convex loss
 
 
+class Squared(MarginLoss):
+    """l(y, f) = ½(y − f)² (a residual loss: ``value``/``derivative`` take the residual f − y)."""
+
+    name = "squared"
+    curvature = 1.0
+
+    def value(self, r):
+        return 0.5 * r * r
+
+    def derivative(self, r):
+        return r
+
+    def value_at(self, y, f):
+        return self.value(f - y)
+
+    def grad_at(self, y, f):
+        return f - y
+
+    def conj_neg(self, a):
+        """l*(−a) for l(r) = ½r²: ½a² (no constraint on the sign of a)."""
+        a = np.asarray(a, dtype=float)
+        return 0.5 * a * a
+
+    def dual_domain(self):
+        return (-np.inf, np.inf)
+
+
 LOSSES = {"squared_hinge": SquaredHinge, "logistic": Logistic, "huber_svm": HuberHinge,
-          "lorenz": Lorenz}
+          "lorenz": Lorenz, "squared": Squared}
+NUMBA_CODES = {name: cls.code for name, cls in LOSSES.items() if cls.code >= 0}
+
+
+def make_loss(name: str, **params) -> MarginLoss:
+    """The table's loss called ``name`` (a clear error for an unknown one)."""
+    try:
+        cls = LOSSES[name]
+    except KeyError:
+        raise ValueError(f"unknown loss {name!r}; choose one of {sorted(LOSSES)}") from None
+    return cls(**params)

@@ -13,8 +13,8 @@ from explorer.features import PiecewiseLinearBasis
 from explorer.kernels import _reference as ref
 from explorer.methods.fsa import _Run
 from explorer.metrics import auc, recovery, rmse
-from explorer.optim.datafits import MarginDatafit, PairwiseDatafit, SquaredDatafit
-from explorer.optim.losses import HuberHinge, Logistic, Lorenz
+from explorer.optim.datafits import Datafit, PairwiseDatafit
+from explorer.optim.losses import HuberHinge, Logistic, Lorenz, Squared
 from explorer.optim.schedules import fsa_schedule, schedule_cost
 from tests.conftest import as_layout
 
@@ -52,10 +52,10 @@ def _fd(fun, x, h=1e-6):
 
 
 @pytest.mark.parametrize("datafit", [
-    MarginDatafit(Logistic(), np.array([1, -1, 1, 1, -1.0])),
-    MarginDatafit(HuberHinge(0.3), np.array([1, -1, 1, 1, -1.0])),
-    MarginDatafit(Lorenz(), np.array([1, -1, 1, 1, -1.0])),
-    SquaredDatafit(np.array([0.3, -1.2, 2.0, 0.0, 1.1])),
+    Datafit(Logistic(), np.array([1, -1, 1, 1, -1.0])),
+    Datafit(HuberHinge(0.3), np.array([1, -1, 1, 1, -1.0])),
+    Datafit(Lorenz(), np.array([1, -1, 1, 1, -1.0])),
+    Datafit(Squared(), np.array([0.3, -1.2, 2.0, 0.0, 1.1]), scale=2.0),
     PairwiseDatafit(np.array([2, 0, 1, 1, 0.0]), np.array([0, 0, 0, 1, 1])),
 ])
 def test_datafit_gradients_by_finite_differences(datafit):

@@ -1,0 +1,85 @@
+"""The cache of generated columns that restricted masters solve over (FGM §5.3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class BlockCache:
+    """The columns of the selected blocks, stored once (dense float64 or sparse CSC).
+
+    Dense columns go into one Fortran-ordered buffer grown by doubling, so the whole cache is a
+    contiguous n×W array and ``Aᵀr`` is a single BLAS call.
+    """
+
+    def __init__(self, n_samples: int, sparse: bool):
+        self.n = n_samples
+        self.sparse = sparse
+        self.bounds: list[tuple[int, int]] = []
+        self._buffer = np.empty((n_samples, 0), order="F")
+        self._sparse_blocks: list[sp.csc_matrix] = []
+        self._stacked: sp.csc_matrix | None = None
+        self.width = 0
+
+    def add(self, columns) -> int:
+        """Append a block of columns; returns its index."""
+        w = columns.shape[1]
+        start = self.width
+        if self.sparse:
+            block = sp.csc_matrix(columns, dtype=np.float64)
+            self._sparse_blocks.append(block)
+            self._stacked = None
+        else:
+            if start + w > self._buffer.shape[1]:
+                grown = np.empty((self.n, max(2 * self._buffer.shape[1], start + w, 16)),
+                                 order="F")
+                grown[:, :start] = self._buffer[:, :start]
+                self._buffer = grown
+            dense = columns.toarray() if sp.issparse(columns) else columns
+            self._buffer[:, start:start + w] = dense
+        self.width = start + w
+        self.bounds.append((start, start + w))
+        return len(self.bounds) - 1
+
+    @property
+    def n_blocks(self) -> int:
+        return len(self.bounds)
+
+    def matrix(self):
+        """All cached columns as one n×W matrix."""
+        if self.sparse:
+            if self._stacked is None:
+                self._stacked = sp.hstack(self._sparse_blocks, format="csc") \
+                    if self._sparse_blocks else sp.csc_matrix((self.n, 0))
+            return self._stacked
+        return self._buffer[:, :self.width]
+
+    def rmatvec(self, r: np.ndarray) -> np.ndarray:
+        """Aᵀr over all cached columns (one pass)."""
+        return np.asarray(self.matrix().T @ r).ravel()
+
+    def block_products(self, coef: np.ndarray) -> np.ndarray:
+        """The n×T matrix whose column t is A_t coef_t (one pass)."""
+        out = np.empty((self.n, self.n_blocks))
+        if self.sparse:
+            for t, block in enumerate(self._sparse_blocks):
+                a, b = self.bounds[t]
+                out[:, t] = block @ coef[a:b]
+        else:
+            A = self._buffer
+            for t, (a, b) in enumerate(self.bounds):
+                out[:, t] = A[:, a:b] @ coef[a:b]
+        return out
+
+    def nbytes(self) -> int:
+        if self.sparse:
+            return sum(b.data.nbytes + b.indices.nbytes + b.indptr.nbytes
+                       for b in self._sparse_blocks)
+        return self._buffer.nbytes
+
+
+def block_norms(coef: np.ndarray, bounds) -> np.ndarray:
+    """‖coef_t‖₂ for every block [a, b) of ``bounds``."""
+    return np.array([np.linalg.norm(coef[a:b]) for a, b in bounds])
+

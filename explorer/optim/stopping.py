@@ -1,0 +1,63 @@
+"""One stopping rule for every iterative loop: a certified optimality measure at most ``tol``,
+or the loop's work budget.
+
+The measure is the duality gap relative to the objective, ``(upper − lower)/|upper|``, where a
+loop has a dual (FGM's APG master, the bundle master, the cutting-plane loop); otherwise the
+relative KKT residual (the gradient mapping of a proximal step, GrFL's group master). Either
+way it is a statement about the distance to the optimum, not about the last step's progress,
+and every record reports it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+TINY = 1e-300
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """Stop when ``measure ≤ tol`` or after ``max_iter`` steps.
+
+    ``check_every`` bounds the steps between two evaluations of the measure when it costs a
+    pass over the data (a certificate is also checked as soon as the objective stops moving by
+    more than ``tol`` relative)."""
+
+    tol: float
+    max_iter: int
+    check_every: int = 10
+
+    def __post_init__(self):
+        check_tolerance("tol", self.tol)
+        if not isinstance(self.max_iter, int | float) or not self.max_iter >= 1 \
+                or self.max_iter != int(self.max_iter):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if int(self.check_every) < 1:
+            raise ValueError(f"check_every must be at least 1, got {self.check_every!r}")
+        object.__setattr__(self, "max_iter", int(self.max_iter))
+        object.__setattr__(self, "check_every", int(self.check_every))
+
+    def met(self, measure: float) -> bool:
+        return bool(measure <= self.tol)
+
+
+def check_tolerance(name: str, value) -> float:
+    """A tolerance is a finite number ≥ 0 (0 means: run to the budget)."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number ≥ 0, got {value!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number ≥ 0, got {value!r}")
+    return value
+
+
+def relative_gap(upper: float, lower: float | None) -> float:
+    """``(upper − lower)/|upper|``, 0 when both are 0, ∞ without a lower bound."""
+    if lower is None or not math.isfinite(lower) or not math.isfinite(upper):
+        return math.inf
+    gap = max(float(upper) - float(lower), 0.0)
+    if gap == 0.0:
+        return 0.0
+    return gap / max(abs(float(upper)), TINY)

@@ -173,8 +173,8 @@ def section_solvers(args, tables):
         groups = [np.arange(2 * i, 2 * i + 2) for i in range(g)]
         lam = 0.05 * np.linalg.norm((Phi.T @ loss_gradient("squared_hinge", y, 0 * y))
                                     .reshape(g, -1), axis=1).max()
-        best = fista_master(Phi, y, groups, "squared_hinge", lam, tol=0, max_iter=30000,
-                            kkt_tol=1e-9).objective
+        best = fista_master(Phi, y, groups, "squared_hinge", lam, tol=1e-9,
+                            max_iter=30000).objective
         out = {}
         for label, solver in (("fista", fista_master), ("admm", admm_master)):
             start = time.perf_counter()

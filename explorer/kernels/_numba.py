@@ -329,7 +329,7 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef, prev_coef, b, prev_b, t, tau, F,
                 dd += d * d
             db = new_b - bv
             model = pv + dot + grad_b * db + 0.5 * trial * (dd + db * db)
-            if p_new <= model + 1e-12 * max(1.0, abs(model)):
+            if p_new <= model + 4e-16 * max(1.0, abs(model)):
                 break
             trial /= eta
         tau = trial

@@ -165,7 +165,8 @@ class FSMulti(BaseSelector):
             return recorder.emit(objective=sol.objective, n_selected=int(self.support_.sum()),
                                  selected=np.flatnonzero(self.support_),
                                  inner_steps=sol.inner_steps, lower=step.lower,
-                                 upper=step.upper, info=info)
+                                 upper=step.upper, inner_measure=sol.info.get("inner_measure"),
+                                 info=info)
 
         result = cutting_plane(space, master, B=int(self.B), max_outer=int(self.max_outer),
                                tol=float(self.tol), on_step=on_step, initial_blocks=initial,

@@ -73,7 +73,10 @@ class GrFL(BaseSelector):
     solver : {"fista", "admm"}
         Restricted-master solver.
     tol : float
-        ε of the violation test and the master's relative tolerance.
+        ε of the violation test, and the master's stop: its KKT residual (the gradient
+        mapping of eqs. 5–10) at most ε·λ.
+    max_inner : int
+        Most master steps (FISTA or ADMM) per generated feature.
     random_state : int or None
     image_shape : (h, w) or None
         For Gabor features; None infers a square image.
@@ -104,7 +107,10 @@ class GrFL(BaseSelector):
         ParamSpec("max_features", "max features", 100, "int", 1, 2000, log=True,
                   help="most generated features (groups)"),
         ParamSpec("solver", "master solver", "fista", "choice", choices=("fista", "admm")),
-        ParamSpec("tol", "tolerance", 1e-4, "float", 0.0, 1.0, live=False),
+        ParamSpec("tol", "tolerance", 1e-4, "float", 0.0, 1.0, live=False,
+                  help="violation test and the master's KKT residual, relative to λ"),
+        ParamSpec("max_inner", "max master steps", 5000, "int", 10, 100000, log=True,
+                  live=False),
         ParamSpec("random_state", "seed", 0, "int", 0, 2**31 - 1, nullable=True),
         ParamSpec("input_threshold", "input threshold", 0.5, "float", 0.0, 1.0, live=False),
         ParamSpec("warm_start", "warm start", False, "bool"),
@@ -114,7 +120,8 @@ class GrFL(BaseSelector):
                  lam_shared: float = 0.0, q: float = 2.0, loss: str = "squared_hinge",
                  n_candidates: int = 50, bandwidths=None, max_features: int = 100,
                  solver: str = "fista", tol: float = 1e-4, random_state: int | None = 0,
-                 image_shape=None, input_threshold: float = 0.5, warm_start: bool = False):
+                 image_shape=None, input_threshold: float = 0.5, warm_start: bool = False,
+                 max_inner: int = 5000):
         self.family = family
         self.lam = lam
         self.lam_shared = lam_shared
@@ -125,6 +132,7 @@ class GrFL(BaseSelector):
         self.max_features = max_features
         self.solver = solver
         self.tol = tol
+        self.max_inner = max_inner
         self.random_state = random_state
         self.image_shape = image_shape
         self.input_threshold = input_threshold
@@ -215,13 +223,14 @@ class GrFL(BaseSelector):
         if params:
             # a warm start re-solves the master on the kept features at the new λ first
             res = solve(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws, b0=b,
-                        tol=max(self.tol * 1e-2, 1e-10), max_iter=5000,
+                        tol=float(self.tol), max_iter=int(self.max_inner),
                         interrupt=recorder.interrupted)
-            W, ws, b = res.W, res.w_shared, res.b
+            W, ws, b = res.x
             self._update(params, scales, W, ws, b, X.shape[1])
             recorder.emit(objective=res.objective,
                           n_selected=int(np.count_nonzero(group_norms(W, groups, q) > 0)),
                           selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
+                          inner_measure=res.measure,
                           info={"violation": np.nan, "lam": self.lam_,
                                 "n_generated": len(params), "new_feature": "none (warm start)",
                                 "weights": self.coef_[self.support_], "solver": self.solver,
@@ -258,14 +267,15 @@ class GrFL(BaseSelector):
             ws = np.concatenate([ws, np.zeros(gsize)])
             kw = {"L0": L_est} if self.solver == "fista" else {}
             res = solve(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws, b0=b,
-                        tol=max(self.tol * 1e-2, 1e-10), max_iter=5000,
+                        tol=float(self.tol), max_iter=int(self.max_inner),
                         interrupt=recorder.interrupted, **kw)
-            W, ws, b, L_est = res.W, res.w_shared, res.b, res.step_constant
+            (W, ws, b), L_est = res.x, res.step_constant
             self._update(params, scales, W, ws, b, X.shape[1])
             norms = group_norms(W, groups, q)
             go_on = recorder.emit(
                 objective=res.objective, n_selected=int(np.count_nonzero(norms > 0)),
                 selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
+                inner_measure=res.measure,
                 info={"violation": float(viol[pick]), "lam": self.lam_,
                       "n_generated": len(params), "inner_objective": np.asarray(res.trace),
                       "new_feature": fam_describe(cand[pick]),
@@ -276,13 +286,6 @@ class GrFL(BaseSelector):
             self.stop_reason_ = "max_features reached"
         if self.stop_reason_ is None:
             self.stop_reason_ = "stopped by the callback"
-        elif groups:
-            # polish the last master (by FISTA, whose gradient mapping is the residual of the
-            # optimality conditions) so that the reported conditions are tight
-            res = fista_master(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws,
-                               b0=b, kkt_tol=1e-4, max_iter=20000)
-            W, ws, b = res.W, res.w_shared, res.b
-            self._update(params, scales, W, ws, b, X.shape[1])
         self._warm = {"params": list(params), "W": W, "ws": ws, "b": b,
                       "n_features": X.shape[1], "T": T, "family": self.family,
                       "family_": fam, "bandwidth": getattr(self, "bandwidth_", None)}

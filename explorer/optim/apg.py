@@ -22,6 +22,10 @@ import numpy as np
 from .stopping import TINY, Stopping
 
 MAX_BACKTRACKS = 100  # each multiplies L by 1/η: only non-finite data get to the bound
+# rounding allowance of the sufficient-decrease test (relative to the model's value): a larger
+# one lets iterates wander where f changes by less than it, a floor of ~√(2·L·SLACK·|f|) on the
+# gradient that no certificate below it can pass (same constant in the compiled kernel)
+SLACK = 4e-16
 
 
 @dataclass
@@ -158,7 +162,7 @@ def _python_steps(problem: Composite, state: _Momentum, budget: int, min_steps: 
                 lin += float(np.vdot(grad[j], d))
                 quad += float(np.vdot(d, d))
             model = fv + lin + 0.5 * trial * quad
-            if f_new <= model + 1e-12 * max(1.0, abs(model)):
+            if f_new <= model + SLACK * max(1.0, abs(model)):
                 break
             trial /= eta
         else:

@@ -21,6 +21,10 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 
+from .stopping import Stopping
+
+MU_ZERO = 1e-6  # block multipliers below this fraction of the largest are zero
+
 
 @dataclass
 class CutSolution:
@@ -134,6 +138,9 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
         # the cone's multiplier on its θ rows: μ_t = z_0 + z_1 (stationarity in θ: Σμ = 1)
         mu[t] = z[offset] + z[offset + 1]
         offset += r + 2
+    # an interior-point solver leaves ~its tolerance on the multipliers of inactive blocks:
+    # those blocks are zero, not selected (their weight changes the objective by less)
+    mu = np.where(mu > MU_ZERO * max(float(mu.max(initial=0.0)), 1e-300), mu, 0.0)
     g = Pmat @ alpha  # Σ_k α_k p_k over every cached column
     coef = np.empty(W)
     for t, (a, b) in enumerate(bounds):
@@ -148,7 +155,9 @@ class BundleMaster:
     stored as its labeling ȳᵏ, so it extends to a new block's columns exactly).
 
     The signal handed back for the next worst-case analysis is
-    s_i = (1/n) Σ_k α_k (y_i − ȳᵏ_i); before any block exists the only cut is ȳ⁰ = −y
+    s_i = (1/n) Σ_k α_k (y_i − ȳᵏ_i); before any block exists the only cut is ȳ⁰ = −y (for PRBEP
+    and Rec@k, whose labelings fix the number of predicted positives, the most violated labeling
+    at w = 0)
     (α = C on it: FGM's α = 1 analogue).
 
     A cut whose weight stayed zero for ``prune_after`` consecutive cut problems is dropped
@@ -171,7 +180,7 @@ class BundleMaster:
         self.C = float(C)
         self.k = k
         self.fit_intercept = fit_intercept
-        self.inner_tol = inner_tol
+        self.stopping = Stopping(inner_tol, max_inner)
         self.max_inner = max_inner
         self.R = float(intercept_bound)
         self.cache = BlockCache(n_samples, sparse_cache)
@@ -243,10 +252,15 @@ class BundleMaster:
     # --------------------------------------------------------------- protocol
     def initial(self):
         from .cutting_plane import MasterSolution
-        from .structured import delta
+        from .structured import allowed, delta, most_violated
 
-        minus_y = -self.y
-        self._add_cut(minus_y, delta(self.y, minus_y, self.measure, self.k))
+        first = -self.y
+        if not allowed(self.y, first, self.measure, self.k):
+            # PRBEP / Rec@k fix the number of predicted positives: −y is then not a labeling of
+            # the measure, and a cut on it would certify a wrong optimum; the most violated
+            # labeling at w = 0 is one
+            first, _ = most_violated(self.y, np.zeros(self.n), self.measure, self.k)
+        self._add_cut(first, delta(self.y, first, self.measure, self.k))
         f = np.zeros(self.n)
         J, _, _ = self._objective(f, np.zeros(0))
         self.empty_objective = J
@@ -273,6 +287,7 @@ class BundleMaster:
         best = (np.inf, coef, b)
         trace, gaps, cuts = [], [], []
         steps = 0
+        measure = np.inf
         sol = None
         while steps < self.max_inner:
             if steps and self.interrupt is not None and self.interrupt():
@@ -295,10 +310,14 @@ class BundleMaster:
             self._alpha_sum = float(sol.alpha.sum())
             active = sol.alpha > 1e-6 * max(self._alpha_sum, 1e-300)
             self._idle = np.where(active, 0, self._idle + 1)
-            # certified gap relative to the progress over the empty model (J(0) − model min):
-            # the objective itself is dominated by C·Δ and would stop the bundle at once
-            scale = max(self.empty_objective - sol.value, 1e-12 * abs(self.empty_objective))
-            if gap <= self.inner_tol * scale:
+            # certified gap relative to the smaller of the objective and the progress over the
+            # empty model (J(0) − model min): F1's objective is dominated by C·Δ, so relative
+            # to it alone the bundle would stop at once; Hamming's J(0) = 2C dwarfs its
+            # optimum, so relative to the progress alone it stops 10–20 % above it
+            scale = max(min(best[0], self.empty_objective - sol.value),
+                        1e-12 * abs(self.empty_objective))
+            measure = gap / scale
+            if self.stopping.met(measure):
                 break
         J_best, self.coef, self.intercept = best
         self.total_inner += steps
@@ -308,6 +327,7 @@ class BundleMaster:
             objective=J_best, signal=self._signal(alpha), trace=trace, inner_steps=steps,
             dual_base=self._dual_base(alpha), block_norms=self._norms(self.coef),
             info={"inner_gaps": np.asarray(gaps), "K": len(self.q), "cuts": np.asarray(cuts),
+                  "inner_measure": measure,
                   "bundle_gap": gaps[-1] if gaps else np.nan,
                   "intercept_at_bound": bool(abs(self.intercept) >= 0.999 * self.R
                                              and self.fit_intercept)})

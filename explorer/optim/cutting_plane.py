@@ -177,8 +177,11 @@ def _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol, gap
     if next_ids.size == 0 or tuple(sorted(next_ids.tolist())) in seen:
         return REPEATED
     scale = (empty - solution.objective) if progress_scale else solution.objective
+    # no progress over the empty model yet (w = 0 still optimal over the blocks so far): a
+    # ratio to it says nothing, and a new block may still leave the zero model
+    undefined = progress_scale and scale <= 1e-12 * max(abs(empty), 1.0)
     change = abs(previous - solution.objective) / max(abs(scale), 1e-12)
-    if T >= 2 and change <= tol:
+    if T >= 2 and not undefined and change <= tol:
         return f"converged: relative objective change {change:.2e} ≤ tol"
     if gap_tol is not None and lower is not None and \
             upper - lower <= gap_tol * max(abs(upper), 1e-12):

@@ -16,35 +16,38 @@ Two solvers over the same problem:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 from scipy.special import expit
 
+from .apg import Composite, SolverResult, apg
+from .datafits import Datafit
+from .losses import make_loss
+from .penalties import GroupLq
 from .prox import prox_group_lq, soft_threshold
+from .stopping import TINY, Stopping
 
 LOSSES = ("squared_hinge", "logistic", "squared")
+_SCALE = {"squared_hinge": 2.0, "logistic": 1.0, "squared": 2.0}  # the table's ½ undone
+
+
+def datafit(loss: str, Y: np.ndarray) -> Datafit:
+    """GrFL's Σ_t Σ_i L(y_it, f_it) (Table 2, without ½) from the loss table."""
+    if loss not in _SCALE:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {LOSSES}")
+    return Datafit(make_loss(loss), Y, scale=_SCALE[loss], mean=False)
 
 
 def loss_value(loss: str, Y: np.ndarray, F: np.ndarray) -> float:
-    if loss == "squared_hinge":
-        return float(np.sum(np.maximum(0.0, 1.0 - Y * F) ** 2))
-    if loss == "logistic":
-        return float(np.sum(np.logaddexp(0.0, -Y * F)))
-    return float(np.sum((Y - F) ** 2))
+    return datafit(loss, Y).value(F)
 
 
 def loss_gradient(loss: str, Y: np.ndarray, F: np.ndarray) -> np.ndarray:
     """∂L/∂F (n × T): the L′ of the paper's violation h = φᵀL′."""
-    if loss == "squared_hinge":
-        return -2.0 * Y * np.maximum(0.0, 1.0 - Y * F)
-    if loss == "logistic":
-        return -Y * expit(-Y * F)
-    return -2.0 * (Y - F)
+    return datafit(loss, Y).gradient(F)
 
 
 def curvature(loss: str) -> float:
-    return {"squared_hinge": 2.0, "logistic": 0.25, "squared": 2.0}[loss]
+    return _SCALE[loss] * make_loss(loss).curvature
 
 
 def _block_size(groups, c: int) -> int:
@@ -86,101 +89,75 @@ def prox_groups(V: np.ndarray, groups, threshold: float, q: float,
     return out
 
 
-@dataclass
-class MasterResult:
-    W: np.ndarray
-    w_shared: np.ndarray
-    b: np.ndarray
-    objective: float
-    n_iter: int
-    trace: list = field(default_factory=list)
-    converged: bool = False
-    step_constant: float | None = None   # FISTA's last Lipschitz estimate (a warm L0)
-
-
 def objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, block=None) -> float:
     F = Phi @ (W + ws[:, None]) + b[None, :]
     return loss_value(loss, Y, F) + lam_p * float(group_norms(W, groups, q, block).sum()) + \
         lam_s * float(np.abs(ws).sum())
 
 
-MAX_BACKTRACKS = 100  # doublings of L per step: every loop has a bound
+class GroupProblem(Composite):
+    """Eq. (17) as an APG problem: a point is (W, w̃, b). Its certified measure is the KKT
+    residual of (5)–(10): the gradient mapping L·‖x − prox(x − ∇f(x)/L)‖_∞ relative to λ_p
+    (zero exactly at the optimum; the dual of eq. 17 with free intercepts has no cheap
+    feasible point)."""
+
+    n_parts = 3
+
+    def __init__(self, Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, L=1.0):
+        self.Phi = Phi
+        self.fit = datafit(loss, Y)
+        self.omega = GroupLq(groups, lam_p, q, lam_s)
+        self.shared = lam_s > 0
+        self.L = float(L)
+
+    def outputs(self, x):
+        W, ws, b = x
+        return self.Phi @ (W + ws[:, None]) + b[None, :]
+
+    def smooth(self, x):
+        F = self.outputs(x)
+        G = self.fit.gradient(F)
+        gW = self.Phi.T @ G
+        gs = gW.sum(axis=1) if self.shared else np.zeros_like(x[1])
+        return self.fit.value(F), (gW, gs, G.sum(axis=0))
+
+    def prox_step(self, v, grad, step):
+        nW, ns = self.omega.prox(v[0] - step * grad[0], v[1] - step * grad[1], step)
+        x = (nW, ns, v[2] - step * grad[2])
+        return x, self.fit.value(self.outputs(x))
+
+    def penalty(self, x) -> float:
+        return self.omega.value(x[0], x[1])
+
+    def measure(self, x, last=None) -> float:
+        if last is not None:
+            self.L = last[2]
+        _, grad = self.smooth(x)
+        step = 1.0 / self.L
+        new, _ = self.prox_step(x, grad, step)
+        residual = max(float(np.abs(a - n).max(initial=0.0)) for a, n in zip(x, new)) / step
+        return residual / max(self.omega.lam, TINY)
 
 
 def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None, b0=None,
-                 tol=1e-6, max_iter=5000, L0=None, kkt_tol=None,
-                 interrupt=None) -> MasterResult:
-    """Accelerated proximal gradient with backtracking (Beck & Teboulle) on eq. (17).
-
-    Stops when the objective changes by at most ``tol`` relative, or — with ``kkt_tol`` — when
-    the gradient mapping L·(z − prox(z − ∇f(z)/L)), the residual of the optimality conditions
-    (5)–(10), is at most ``kkt_tol``·λ_p in every entry."""
+                 tol=1e-4, max_iter=5000, L0=None, interrupt=None) -> SolverResult:
+    """Eq. (17) by :func:`explorer.optim.apg.apg`, stopped when the KKT residual (see
+    :class:`GroupProblem`) is at most ``tol``·λ_p. ``x`` of the result is (W, w̃, b)."""
     n, c = Phi.shape
     T = Y.shape[1]
-    shared = lam_s > 0
     W = np.zeros((c, T)) if W0 is None else W0.copy()
-    ws = np.zeros(c) if ws0 is None or not shared else ws0.copy()
+    ws = np.zeros(c) if ws0 is None or not lam_s > 0 else ws0.copy()
     b = np.zeros(T) if b0 is None else b0.copy()
-    blk = _block_size(groups, c)
     # backtracking corrects any start; unit-norm columns give ‖Φ‖₂² ≥ 1
     L = float(L0) if L0 else curvature(loss) * max(float(np.max(np.sum(Phi * Phi, 0),
                                                                initial=0.0)), 1e-12)
-    F0 = objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, blk)
-    trace = [F0]
-    zW, zs, zb = W.copy(), ws.copy(), b.copy()
-    t = 1.0
-    converged = False
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
-        if interrupt is not None and interrupt():
-            break
-        Fz = Phi @ (zW + zs[:, None]) + zb[None, :]
-        fz = loss_value(loss, Y, Fz)
-        G = loss_gradient(loss, Y, Fz)
-        gW = Phi.T @ G
-        gs = gW.sum(axis=1) if shared else np.zeros(c)
-        gb = G.sum(axis=0)
-        for _ in range(MAX_BACKTRACKS):
-            nW = prox_groups(zW - gW / L, groups, lam_p / L, q, blk)
-            ns = soft_threshold(zs - gs / L, lam_s / L) if shared else zs
-            nb = zb - gb / L
-            Fn = Phi @ (nW + ns[:, None]) + nb[None, :]
-            fn = loss_value(loss, Y, Fn)
-            dW, ds, db = nW - zW, ns - zs, nb - zb
-            model = fz + float(np.sum(gW * dW) + gs @ ds + gb @ db) + \
-                0.5 * L * float(np.sum(dW * dW) + ds @ ds + db @ db)
-            if fn <= model + 1e-12 * max(1.0, abs(model)):
-                break
-            L *= 2.0
-        else:  # 2^100 × the curvature estimate: only NaN or inf data get here
-            raise FloatingPointError("FISTA's line search found no step: the loss or its "
-                                     "gradient is not finite (check the data and the "
-                                     "feature family's parameters)")
-        F_new = fn + lam_p * float(group_norms(nW, groups, q, blk).sum()) + \
-            lam_s * float(np.abs(ns).sum())
-        t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-        if F_new > trace[-1]:  # adaptive restart
-            t_next = 1.0
-            beta = 0.0
-        else:
-            beta = (t - 1.0) / t_next
-        zW = nW + beta * (nW - W)
-        zs = ns + beta * (ns - ws)
-        zb = nb + beta * (nb - b)
-        change = abs(trace[-1] - F_new)
-        W, ws, b, t = nW, ns, nb, t_next
-        trace.append(F_new)
-        L *= 0.9  # let the step grow back
-        if kkt_tol is not None:
-            residual = L * max(np.abs(dW).max(initial=0.0), np.abs(ds).max(initial=0.0),
-                               np.abs(db).max(initial=0.0))
-            done = residual <= kkt_tol * lam_p
-        else:
-            done = change <= tol * max(abs(F_new), 1e-12)
-        if done:
-            converged = True
-            break
-    return MasterResult(W, ws, b, trace[-1], n_iter, trace, converged, step_constant=L)
+    if not np.isfinite(L) or not np.all(np.isfinite(Phi)):
+        raise FloatingPointError("FISTA's line search found no step: the loss or its gradient "
+                                 "is not finite (check the data and the feature family's "
+                                 "parameters)")
+    problem = GroupProblem(Phi, Y, groups, loss, lam_p, lam_s, q, L)
+    return apg(problem, (W, ws, b), L0=L, stopping=Stopping(tol, max_iter), eta=0.9,
+               interrupt=interrupt)
 
 
 def _prox_loss(loss: str, v: np.ndarray, xi: float) -> np.ndarray:
@@ -200,8 +177,10 @@ def _prox_loss(loss: str, v: np.ndarray, xi: float) -> np.ndarray:
 
 
 def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None, b0=None,
-                tol=1e-6, max_iter=5000, xi=None, eta=None, interrupt=None) -> MasterResult:
-    """The ADMM of §4.1 on eq. (17), with the two linear systems' inverses cached."""
+                tol=1e-4, max_iter=5000, xi=None, eta=None, interrupt=None) -> SolverResult:
+    """The ADMM of §4.1 on eq. (17), with the two linear systems' inverses cached; stopped by
+    the same KKT measure as :func:`fista_master` (checked every ``check_every`` steps on
+    the split copies, which carry the prox's exact zeros)."""
     n, c = Phi.shape
     T = Y.shape[1]
     shared = lam_s > 0
@@ -233,7 +212,11 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
     S_inv = np.linalg.inv(T * xi * Phi.T @ Phi + eta_s * np.eye(c)) if shared else None
     blk = _block_size(groups, c)
     trace = [objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, blk)]
+    stopping = Stopping(tol, max_iter)
+    problem = GroupProblem(Phi, Y, groups, loss, lam_p, lam_s, q,
+                           curvature(loss) * max(float(np.linalg.norm(Phi, 2)) ** 2, 1e-12))
     converged = False
+    measure = np.inf
     it = 0
     for it in range(1, max_iter + 1):
         if interrupt is not None and interrupt():
@@ -261,16 +244,14 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
             nus += eta_s * (ws - us)
         value = objective(Phi, Y, U, us if shared else ws, b, groups, loss, lam_p, lam_s, q,
                           blk)
-        primal = np.linalg.norm(z - a) + np.linalg.norm(W - U) + \
-            (np.linalg.norm(ws - us) if shared else 0.0)
-        change = abs(trace[-1] - value)
         trace.append(value)
-        if it > 2 and change <= tol * max(abs(value), 1e-12) and \
-                primal <= np.sqrt(tol) * max(1.0, np.linalg.norm(F)):
-            converged = True
-            break
+        if it % stopping.check_every == 0 or it == max_iter:
+            measure = problem.measure((U, us if shared else ws, b))
+            if stopping.met(measure):
+                converged = True
+                break
     final_ws = us if shared else ws
     # the split copies carry the exact zeros of the prox; report the objective there
-    return MasterResult(U, final_ws, b,
-                        objective(Phi, Y, U, final_ws, b, groups, loss, lam_p, lam_s, q),
-                        it, trace, converged)
+    x = (U, final_ws, b)
+    return SolverResult(x, problem.objective(x), trace, it, converged,
+                        problem.measure(x) if not converged else measure)

@@ -11,11 +11,14 @@ By Woodbury, (Z + εI)⁻¹ = W diag(1/(s+ε)) Wᵀ + (I − WWᵀ)/ε with W = 
     H = G diag(1/(s(s+ε))) Gᵀ + N/ε,   N = K_ll − G diag(1/s) Gᵀ,
 
 O(n²d + n³) time and O(n² + l·n) memory. N is the part of the labeled rows outside the range
-of Z: directions v with Xv in the Laplacian's null space (the constant vector on a connected
-graph) cost nothing in wᵀZw, so the ridge gives them weight 1/ε where a pseudo-inverse would
-give 0. On a connected graph that part is constant over the labeled rows, and since every SVM
-dual in the method satisfies αᵀy = 0 a constant kernel part changes nothing: H is returned
-double-centred, which removes it exactly. ε defaults to 1e-6·tr(Z)/d.
+of Z: directions v with Xv in the Laplacian's null space cost nothing in wᵀZw, so the ridge
+would give them weight 1/ε. H leaves that part out, which is the pseudo-inverse Z⁺ on it
+(ε → 0 on the rest). For the unnormalised Laplacian the null space is the constant vector, N is
+constant over the labeled rows and double-centring (every SVM dual in the method satisfies
+αᵀy = 0) would remove it anyway; for the normalised one it is D^{½}1, not constant, and keeping
+N/ε made H depend on the ridge (90 % when ε × 10 on wide data) — dropping it makes H
+independent of ε up to O(ε/s). ``null_mass`` still reports how much of the labeled rows lies
+there. ε defaults to 1e-6·tr(Z)/d.
 """
 
 from __future__ import annotations
@@ -98,7 +101,6 @@ def manifold_kernel(X_all, n_labeled: int, L: sp.spmatrix, ridge: float | None =
     K_ll = K[:n_labeled, :n_labeled]
     N = K_ll - (G / s) @ G.T
     N = 0.5 * (N + N.T)
-    H = H + N / eps
     C = np.eye(n_labeled) - 1.0 / n_labeled
     H = C @ H @ C
     H = 0.5 * (H + H.T)
@@ -110,11 +112,14 @@ def manifold_kernel(X_all, n_labeled: int, L: sp.spmatrix, ridge: float | None =
 
 
 def manifold_kernel_direct(X_all, n_labeled: int, L, ridge: float) -> np.ndarray:
-    """The same H from the d × d formula (tests, small d only), double-centred."""
+    """The same H from the d × d formula (tests, small d only), double-centred: X_l (Z + εI)⁻¹
+    X_lᵀ on the range of Z, the pseudo-inverse on its null space."""
     X = X_all.toarray() if sp.issparse(X_all) else np.asarray(X_all, dtype=np.float64)
     Ld = L.toarray() if sp.issparse(L) else np.asarray(L)
     Z = X.T @ Ld @ X
-    Xl = X[:n_labeled]
-    H = Xl @ np.linalg.solve(Z + ridge * np.eye(Z.shape[0]), Xl.T)
+    z, E = np.linalg.eigh(0.5 * (Z + Z.T))
+    keep = z > 1e-12 * max(z.max(initial=0.0), 0.0)
+    Xl = X[:n_labeled] @ E[:, keep]
+    H = (Xl / (z[keep] + ridge)) @ Xl.T
     C = np.eye(n_labeled) - 1.0 / n_labeled
     return C @ H @ C

@@ -96,8 +96,7 @@ def test_hamming_loss_makes_it_a_hinge_svm():
     X = (ds.X - ds.X.mean(0)) / ds.X.std(0)
     y = np.where(ds.y == 1, 1.0, -1.0)
     n, C = len(y), 20.0
-    fs = FSMulti(B=X.shape[1], C=C, measure="hamming", fit_intercept=False, inner_tol=1e-7,
-                 max_inner=2000).fit(X, y)
+    fs = FSMulti(B=X.shape[1], C=C, measure="hamming", fit_intercept=False).fit(X, y)
     svm = LinearSVC(loss="hinge", C=2 * C / n, fit_intercept=False, tol=1e-10,
                     max_iter=200000).fit(X, y)
 
@@ -105,8 +104,9 @@ def test_hamming_loss_makes_it_a_hinge_svm():
         return 0.5 * w @ w + 2 * C / n * np.maximum(0, 1 - y * (X @ w)).sum()
 
     assert fs.history_[0].info["n_blocks"] == 1
-    assert objective(fs.coef_) == pytest.approx(objective(svm.coef_.ravel()), rel=1e-4)
-    np.testing.assert_allclose(fs.coef_, svm.coef_.ravel(), atol=2e-2)
+    # default inner_tol (1e-3): the objective within 0.1 % of the SVM's
+    best = objective(svm.coef_.ravel())
+    assert best * (1 - 1e-6) <= objective(fs.coef_) <= best * (1 + FSMulti().inner_tol)
 
 
 def test_outer_loop_is_fgms_loop(monkeypatch):
@@ -236,3 +236,77 @@ def test_lower_bound_is_informative_once_the_fit_converges():
     est = FSMulti(B=8, C=5 * 420, measure="f1", max_outer=6).fit(ds.X, ds.y)
     last = est.history_[-1]
     assert last.upper - last.lower <= 0.02 * last.upper
+
+
+def test_rec_at_k_certifies_the_exact_optimum_when_k_exceeds_the_negatives():
+    """The first cut was ȳ⁰ = −y, which has #negatives predicted positives — not a Rec@k
+    labeling when k ≠ #negatives — so the "certified" optimum was wrong (4.933 against 3.724).
+    Reference: every labeling with k positives enumerated, the QP solved by SLSQP."""
+    import itertools
+
+    from scipy.optimize import minimize
+
+    from explorer.optim.structured import delta
+
+    X = np.random.default_rng(0).standard_normal((10, 3))
+    y = np.r_[np.ones(4), np.zeros(6)]
+    est = FSMulti(B=3, C=10, measure="rec@k", fit_intercept=False, max_outer=1).fit(X, y)
+    k, n, C = est.k_, 10, 10.0
+    assert k == 8 > 6
+    ys = np.where(y > 0, 1.0, -1.0)
+    deltas, psis = [], []
+    for pos in itertools.combinations(range(n), k):
+        yb = -np.ones(n)
+        yb[list(pos)] = 1.0
+        d = ys - yb
+        deltas.append(delta(ys, yb, "rec@k", k))
+        psis.append(X.T @ (d - d.mean()) / n)
+    D, Psi = np.array(deltas), np.array(psis)
+    ref = minimize(lambda z: 0.5 * z[:3] @ z[:3] + C * z[3], np.r_[0.0, 0.0, 0.0, 1.0],
+                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000},
+                   constraints=[{"type": "ineq", "fun": lambda z: z[3] - D + Psi @ z[:3]},
+                                {"type": "ineq", "fun": lambda z: z[3]}])
+    assert ref.success
+    assert est.history_[-1].objective == pytest.approx(ref.fun, rel=1e-3)
+    assert est.history_[-1].objective >= ref.fun * (1 - 1e-6)  # an upper bound
+
+
+def test_the_outer_loop_does_not_stall_at_the_zero_model():
+    """The stall rule divided by the progress since the empty model, 0 while w = 0, so F1 on
+    sparse text (5 % positives) stopped at 0 features although the next blocks leave it."""
+    ds = make("text-like").split(test_size=0.3, seed=0)
+    est = FSMulti(B=2, measure="f1").fit(ds.X, ds.y)
+    assert est.n_selected_ > 0
+    assert est.score(ds.X_test, ds.y_test) > 0.9
+
+
+def test_numerically_zero_blocks_are_not_selected():
+    """Block multipliers at the interior-point solver's tolerance (relative norms 1e-7…1e-10)
+    made 8 of 16 "selected" features come from a zero block."""
+    ds = make("text-like").split(test_size=0.3, seed=0)
+    est = FSMulti(B=8, measure="hamming").fit(ds.X, ds.y)
+    m = est._master
+    norms = np.array([np.linalg.norm(m.coef[a:b]) for a, b in m.cache.bounds])
+    assert np.all((norms == 0) | (norms > 1e-4 * norms.max()))
+    assert est.n_selected_ == np.count_nonzero(m.coef)
+
+
+def test_hamming_default_tolerance_reaches_the_svm_optimum():
+    """Hamming FS-multi with one block is a hinge-loss SVM (C_svm = 2C/n); with the default
+    inner_tol it landed 10–20 % above its optimum (the bundle's gap was measured against the
+    progress over J(0) = 2C, which dwarfs the optimum)."""
+    from sklearn.svm import SVC
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((120, 400))
+    y = np.where(X[:, :5].sum(1) + 0.5 * rng.standard_normal(120) > 0, 1, -1)
+    n = len(y)
+    est = FSMulti(B=400, measure="hamming", max_outer=1).fit(X, y)
+    svm = SVC(kernel="linear", C=2 * est.C_ / n, tol=1e-10).fit(X, y)
+    b = svm.intercept_[0]
+
+    def objective(w, b):
+        return 0.5 * w @ w + 2 * est.C_ / n * np.maximum(0, 1 - y * (X @ w + b)).sum()
+
+    best = objective(svm.coef_.ravel(), b)
+    assert best <= objective(est.coef_, est.intercept_) <= best * (1 + 2 * FSMulti().inner_tol)

@@ -51,16 +51,16 @@ def test_fista_and_admm_equal_the_conic_solution(loss, T, seed):
     Phi, Y, groups = _problem(seed, T=T, loss=loss)
     lam = 0.3 * np.linalg.norm(Phi.T @ loss_gradient(loss, Y, np.zeros_like(Y)), axis=1).max()
     W_ref, b_ref, obj_ref = group_lasso_reference(Phi, Y, groups, loss, lam)
-    fista = fista_master(Phi, Y, groups, loss, lam, tol=1e-12, max_iter=20000)
-    admm = admm_master(Phi, Y, groups, loss, lam, tol=1e-12, max_iter=20000)
+    fista = fista_master(Phi, Y, groups, loss, lam, tol=1e-7, max_iter=20000)
+    admm = admm_master(Phi, Y, groups, loss, lam, tol=1e-6, max_iter=20000)
     assert fista.objective == pytest.approx(obj_ref, rel=1e-6, abs=1e-8)
     assert admm.objective == pytest.approx(obj_ref, rel=1e-4, abs=1e-6)
-    np.testing.assert_allclose(fista.W, W_ref, atol=2e-4)
-    np.testing.assert_allclose(fista.b, b_ref, atol=2e-4)
+    np.testing.assert_allclose(fista.x[0], W_ref, atol=2e-4)
+    np.testing.assert_allclose(fista.x[2], b_ref, atol=2e-4)
     # the same zero pattern at the group level
     active = [np.linalg.norm(W_ref[g]) > 1e-4 for g in groups]
-    assert [np.linalg.norm(fista.W[g]) > 1e-6 for g in groups] == active
-    assert [np.linalg.norm(admm.W[g]) > 1e-6 for g in groups] == active
+    assert [np.linalg.norm(fista.x[0][g]) > 1e-6 for g in groups] == active
+    assert [np.linalg.norm(admm.x[0][g]) > 1e-6 for g in groups] == active
 
 
 @pytest.mark.parametrize("q", [2.0, 3.0, 1.5])
@@ -69,11 +69,13 @@ def test_masters_meet_the_optimality_conditions(loss, q):
     """No conic reference for the logistic loss or q ≠ 2: check (5)–(6) directly."""
     Phi, Y, groups = _problem(4, T=2, loss=loss, gsize=3)
     lam = 0.5 * np.linalg.norm(Phi.T @ loss_gradient(loss, Y, np.zeros_like(Y)), axis=1).max()
-    fista = fista_master(Phi, Y, groups, loss, lam, q=q, tol=1e-13, max_iter=50000)
-    assert _kkt(Phi, Y, fista.W, fista.b, groups, loss, lam, q) < 1e-3
-    admm = admm_master(Phi, Y, groups, loss, lam, q=q, tol=1e-12, max_iter=50000)
+    # the KKT residual is certified to 1e-5 (q ≠ 2 reaches a floor near 1e-5 with FISTA)
+    fista = fista_master(Phi, Y, groups, loss, lam, q=q, tol=1e-5, max_iter=50000)
+    assert fista.converged and fista.measure <= 1e-5
+    assert _kkt(Phi, Y, fista.x[0], fista.x[2], groups, loss, lam, q) < 1e-3
+    admm = admm_master(Phi, Y, groups, loss, lam, q=q, tol=1e-6, max_iter=50000)
     assert admm.objective == pytest.approx(fista.objective, rel=1e-4)
-    assert 0 < sum(np.linalg.norm(fista.W[g]) > 0 for g in groups) < len(groups)
+    assert 0 < sum(np.linalg.norm(fista.x[0][g]) > 0 for g in groups) < len(groups)
 
 
 def test_shared_weights_follow_their_subgradient_conditions():
@@ -81,24 +83,24 @@ def test_shared_weights_follow_their_subgradient_conditions():
     Phi, Y, groups = _problem(7, T=3, loss="squared")
     Y = Y + 2.0 * Phi[:, [0]]            # a column every task shares
     lam_p, lam_s = 1.0, 0.5
-    res = fista_master(Phi, Y, groups, "squared", lam_p, lam_s, tol=1e-14, max_iter=50000)
-    G = Phi.T @ loss_gradient("squared", Y, Phi @ (res.W + res.w_shared[:, None]) + res.b)
+    res = fista_master(Phi, Y, groups, "squared", lam_p, lam_s, tol=1e-7, max_iter=50000)
+    G = Phi.T @ loss_gradient("squared", Y, Phi @ (res.x[0] + res.x[1][:, None]) + res.x[2])
     g = G.sum(axis=1)
-    on = np.abs(res.w_shared) > 1e-9
+    on = np.abs(res.x[1]) > 1e-9
     assert on.any()
-    np.testing.assert_allclose(-g[on], lam_s * np.sign(res.w_shared[on]), atol=1e-4)
+    np.testing.assert_allclose(-g[on], lam_s * np.sign(res.x[1][on]), atol=1e-4)
     assert np.all(np.abs(g[~on]) <= lam_s * (1 + 1e-4))
-    admm = admm_master(Phi, Y, groups, "squared", lam_p, lam_s, tol=1e-13, max_iter=50000)
+    admm = admm_master(Phi, Y, groups, "squared", lam_p, lam_s, tol=1e-6, max_iter=50000)
     assert admm.objective == pytest.approx(res.objective, rel=1e-4)
 
 
 def test_warm_start_from_the_solution_is_much_shorter():
     Phi, Y, groups = _problem(2)
-    cold = fista_master(Phi, Y, groups, "squared_hinge", 0.5, tol=1e-10)
-    warm = fista_master(Phi, Y, groups, "squared_hinge", 0.5, W0=cold.W, b0=cold.b, tol=1e-10)
+    cold = fista_master(Phi, Y, groups, "squared_hinge", 0.5, tol=1e-7)
+    warm = fista_master(Phi, Y, groups, "squared_hinge", 0.5, W0=cold.x[0], b0=cold.x[2], tol=1e-7)
     assert warm.n_iter < cold.n_iter / 4
     assert cold.objective - 1e-6 <= warm.objective <= cold.objective
-    assert objective(Phi, Y, warm.W, warm.w_shared, warm.b, groups, "squared_hinge", 0.5, 0.0,
+    assert objective(Phi, Y, warm.x[0], warm.x[1], warm.x[2], groups, "squared_hinge", 0.5, 0.0,
                      2.0) == pytest.approx(warm.objective)
 
 

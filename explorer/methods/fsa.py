@@ -220,6 +220,11 @@ class FSA(BaseSelector):
         return super().score(X, y, sample_weight)
 
     @staticmethod
+    def planned_schedule(n_features: int, k: int, n_iter: int, mu: float) -> np.ndarray:
+        """M_e for e = 1 … n_iter (eq. 3): how many features each iteration keeps."""
+        return fsa_schedule(int(n_features), int(k), int(n_iter), float(mu))
+
+    @staticmethod
     def explain(record) -> str:
         info = record.info
         killed = info.get("killed", [])

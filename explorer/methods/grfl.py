@@ -42,6 +42,7 @@ from ..features._generated import (
 from ..kernels import xts
 from ..optim.group_master import (
     admm_master,
+    datafit,
     fista_master,
     group_norms,
     loss_gradient,
@@ -293,20 +294,7 @@ class GrFL(BaseSelector):
 
     def _empty_intercepts(self, Y):
         """The best constant outputs (the empty model's intercepts), per task."""
-        from scipy.optimize import minimize_scalar
-
-        b = np.zeros(Y.shape[1])
-        for t in range(Y.shape[1]):
-            if self.loss == "squared":
-                b[t] = Y[:, t].mean()
-            else:
-                from ..optim.group_master import loss_value
-
-                res = minimize_scalar(lambda c, t=t: loss_value(
-                    self.loss, Y[:, [t]], np.full((len(Y), 1), c)), bounds=(-20, 20),
-                    method="bounded")
-                b[t] = res.x
-        return b
+        return np.atleast_1d(datafit(self.loss, Y).best_constant())
 
     @staticmethod
     def _normalised(cols):

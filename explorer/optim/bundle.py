@@ -21,6 +21,7 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 
+from .cache import BlockCache, CachedMaster
 from .stopping import Stopping
 
 MU_ZERO = 1e-6  # block multipliers below this fraction of the largest are zero
@@ -149,7 +150,7 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
     return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
 
 
-class BundleMaster:
+class BundleMaster(CachedMaster):
     """FS-multi's restricted master for the shared cutting-plane loop: the bundle method over
     the blocks generated so far, with every cut kept across outer iterations (each cut is
     stored as its labeling ȳᵏ, so it extends to a new block's columns exactly).
@@ -171,8 +172,6 @@ class BundleMaster:
                  n_samples: int, sparse_cache: bool, fit_intercept: bool = True,
                  inner_tol: float = 1e-3, max_inner: int = 200, intercept_bound: float = 1e3,
                  interrupt=None):
-        from .cache import BlockCache
-
         self.interrupt = interrupt
         self.y = np.asarray(y, dtype=np.float64)
         self.n = self.y.size
@@ -243,11 +242,9 @@ class BundleMaster:
 
         yb, dlt = most_violated(self.y, f, self.measure, self.k)
         risk = max(0.0, dlt - float(self._diff(yb) @ f) / self.n)
-        norms = self._norms(coef)
+        norms = self.block_norms(coef)
         return 0.5 * float(norms.sum()) ** 2 + self.C * risk, yb, dlt
 
-    def _norms(self, coef):
-        return np.array([np.linalg.norm(coef[a:b]) for a, b in self.cache.bounds])
 
     # --------------------------------------------------------------- protocol
     def initial(self):
@@ -325,7 +322,7 @@ class BundleMaster:
         self.last_alpha = alpha
         return MasterSolution(
             objective=J_best, signal=self._signal(alpha), trace=trace, inner_steps=steps,
-            dual_base=self._dual_base(alpha), block_norms=self._norms(self.coef),
+            dual_base=self._dual_base(alpha), block_norms=self.block_norms(self.coef),
             info={"inner_gaps": np.asarray(gaps), "K": len(self.q), "cuts": np.asarray(cuts),
                   "inner_measure": measure,
                   "bundle_gap": gaps[-1] if gaps else np.nan,
@@ -358,5 +355,3 @@ class BundleMaster:
         R = self.R if self.fit_intercept else 0.0
         return float(alpha @ q - R * abs(alpha @ beta))
 
-    def weights_by_column(self):
-        return [(cols, self.coef[a:b]) for cols, (a, b) in zip(self.columns, self.cache.bounds)]

@@ -83,3 +83,20 @@ def block_norms(coef: np.ndarray, bounds) -> np.ndarray:
     """‖coef_t‖₂ for every block [a, b) of ``bounds``."""
     return np.array([np.linalg.norm(coef[a:b]) for a, b in bounds])
 
+
+
+class CachedMaster:
+    """What every restricted master over a :class:`BlockCache` shares: the generated columns
+    (``self.columns``), their weights (``self.coef``) and the per-block norms."""
+
+    cache: BlockCache
+    columns: list
+    coef: np.ndarray
+
+    def weights_by_column(self):
+        """(Columns, coefficient slice) for every block."""
+        return [(cols, self.coef[a:b]) for cols, (a, b) in zip(self.columns, self.cache.bounds)]
+
+    def block_norms(self, coef: np.ndarray | None = None) -> np.ndarray:
+        coef = self.coef if coef is None else coef
+        return block_norms(coef, self.cache.bounds) if self.cache.n_blocks else np.zeros(0)

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cache import BlockCache, block_norms
+from .cache import BlockCache, CachedMaster
+from .datafits import Datafit
 from .l12 import balance, solve_l12
 from .losses import MarginLoss
 from .stopping import Stopping
@@ -199,7 +200,7 @@ def _max(a, b):
     return max(a, b)
 
 
-class L12Master:
+class L12Master(CachedMaster):
     """FGM's restricted master in the primal (Theorem 4, eq. 31): minimise
     ``½(Σ_t‖ω_t‖)² + C Σ_i l(y_i f_i)`` over the selected blocks by APG (Alg. 3/4), warm
     started from the previous outer iteration, with the dual variables recovered from the
@@ -238,7 +239,7 @@ class L12Master:
     def initial(self) -> MasterSolution:
         """The empty model (only the intercept): α from its margins; the paper's α = 1 when
         there is no intercept (any constant gives the same first block)."""
-        b = self._best_intercept() if self.fit_intercept else 0.0
+        b = Datafit(self.loss, self.y).best_constant() if self.fit_intercept else 0.0
         self.intercept = b
         z = self.y * b
         objective = self.C * float(self.loss.value(z).sum())
@@ -303,28 +304,8 @@ class L12Master:
         if self.fit_intercept:
             alpha = balance(alpha, self.y)
         dual_base = -self.C * float(np.sum(self.loss.conj_neg(alpha / self.C)))
-        norms = block_norms(self.coef, self.cache.bounds) if self.cache.n_blocks else \
-            np.zeros(0)
+        norms = self.block_norms()
         return MasterSolution(objective=objective, signal=alpha * self.y, trace=list(trace),
                               inner_steps=steps, dual_base=dual_base, block_norms=norms,
                               info={"alpha_sum": float(alpha.sum())})
 
-    def _best_intercept(self) -> float:
-        """argmin_b Σ l(y_i b): the root of the (monotone) derivative, by Brent's method."""
-        from scipy.optimize import brentq
-
-        def slope(b):
-            return float(np.sum(self.y * self.loss.derivative(self.y * b)))
-
-        lo, hi = -1.0, 1.0
-        for _ in range(60):
-            if slope(lo) <= 0 <= slope(hi):
-                break
-            lo, hi = 2 * lo, 2 * hi
-        if slope(lo) == 0:
-            return lo
-        return float(brentq(slope, lo, hi, xtol=1e-12))
-
-    def weights_by_column(self):
-        """(Columns, coefficient slice) for every block."""
-        return [(cols, self.coef[a:b]) for cols, (a, b) in zip(self.columns, self.cache.bounds)]

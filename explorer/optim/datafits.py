@@ -37,6 +37,31 @@ class Datafit:
     def gradient(self, f: np.ndarray) -> np.ndarray:
         return self.weight * self.loss.grad_at(self.y, f)
 
+    def best_constant(self) -> np.ndarray | float:
+        """argmin_c Σ_i l(y_i, c) per column of y: the empty model's intercept (the root of
+        the monotone derivative, by Brent's method in a doubling bracket)."""
+        from scipy.optimize import brentq
+
+        if self.y.ndim == 2:
+            return np.array([Datafit(self.loss, self.y[:, t]).best_constant()
+                             for t in range(self.y.shape[1])])
+        if self.loss.name == "squared":
+            return float(self.y.mean())
+
+        def slope(c):
+            return float(np.sum(self.loss.grad_at(self.y, np.full(self.n, c))))
+
+        lo, hi = -1.0, 1.0
+        for _ in range(60):
+            if slope(lo) <= 0 <= slope(hi):
+                break
+            lo, hi = 2 * lo, 2 * hi
+        else:
+            raise ValueError("the loss has no finite best constant for these labels")
+        if slope(lo) == 0:
+            return lo
+        return float(brentq(slope, lo, hi, xtol=1e-12))
+
 
 class PairwiseDatafit:
     """The pairwise ranking loss of FSA eq. (9), as a mean over pairs.

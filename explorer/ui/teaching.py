@@ -12,7 +12,7 @@ import panel as pn
 import param
 
 from .. import viz
-from ..optim.schedules import fsa_schedule
+from ..methods import FSA
 from . import _widgets as W
 from ._state import ExplorerState
 from .app import in_server, poll_every
@@ -175,7 +175,7 @@ class FSATeachingPage(_StepPage):
         p = self.state.current_params()
         M = self.state.data.n_features
         mus = sorted({0.0, 10.0, 100.0, 1000.0, float(p["mu"])})
-        curves = {mu: fsa_schedule(M, int(p["k"]), int(p["n_iter"]), mu) for mu in mus}
+        curves = {mu: FSA.planned_schedule(M, p["k"], p["n_iter"], mu) for mu in mus}
         plot = viz.schedule_plot(curves)
         mine = hv.Curve((np.arange(1, int(p["n_iter"]) + 1), curves[float(p["mu"])]),
                         "iteration e", "M_e", label=f"your μ = {p['mu']:g}").opts(

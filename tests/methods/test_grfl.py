@@ -44,7 +44,8 @@ def test_fixed_family_equals_the_master_on_the_whole_bank(solver):
     np.testing.assert_allclose(got, ref.x[0][:, 0], atol=5e-4)
     assert set(est.generated_params_) >= set(np.flatnonzero(np.abs(ref.x[0][:, 0]) > 1e-6))
     assert est.history_[-1].objective == pytest.approx(ref.objective, rel=1e-5)
-    np.testing.assert_allclose(est.decision_function(X), Phi @ ref.x[0][:, 0] + ref.x[2][0], atol=2e-3)
+    np.testing.assert_allclose(est.decision_function(X), Phi @ ref.x[0][:, 0] + ref.x[2][0],
+                               atol=2e-3)
 
 
 def test_records_follow_algorithm_1(xor):

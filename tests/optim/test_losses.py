@@ -1,0 +1,106 @@
+"""The loss table against independent references: derivatives by finite differences,
+conjugates by numerical maximisation, curvature bounds by second differences, and the numba
+kernels' codes against the table's values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+from explorer.optim.datafits import Datafit
+from explorer.optim.losses import LOSSES, NUMBA_CODES, make_loss
+from explorer.optim.stopping import Stopping, check_tolerance, relative_gap
+
+Z = np.linspace(-3.0, 3.0, 61)
+CONVEX = [name for name, cls in LOSSES.items() if cls.convex]
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_derivative_is_the_finite_difference_of_the_value(name):
+    loss = make_loss(name)
+    h = 1e-6
+    fd = (loss.value(Z + h) - loss.value(Z - h)) / (2 * h)
+    np.testing.assert_allclose(loss.derivative(Z), fd, atol=5e-6)  # h-wide kinks
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_curvature_bounds_the_second_difference(name):
+    loss = make_loss(name)
+    h = 1e-3
+    second = (loss.derivative(Z + h) - loss.derivative(Z - h)) / (2 * h)
+    assert np.all(np.abs(second) <= loss.curvature * (1 + 1e-6) + 1e-9)
+
+
+@pytest.mark.parametrize("name", CONVEX)
+@pytest.mark.parametrize("a", [0.0, 0.1, 0.5, 0.9, 1.0])
+def test_conjugate_is_the_supremum(name, a):
+    """l*(−a) = sup_z (−a z − l(z)), found by a bounded scalar search."""
+    loss = make_loss(name)
+    res = minimize_scalar(lambda z: a * z + float(loss.value(np.array([z]))[0]),
+                          bounds=(-50.0, 50.0), method="bounded",
+                          options={"xatol": 1e-12})
+    assert float(loss.conj_neg(np.array([a]))[0]) == pytest.approx(-res.fun, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["squared_hinge", "logistic"])
+def test_conjugate_is_infinite_outside_the_dual_domain(name):
+    loss = make_loss(name)
+    lo, hi = loss.dual_domain()
+    if name == "squared_hinge":
+        assert np.isinf(loss.conj_neg(np.array([-0.1]))[0])
+    else:
+        assert (lo, hi) == (0.0, 1.0)
+
+
+def test_numba_codes_are_derived_from_the_table_and_agree_with_it():
+    from explorer.kernels._numba import _loss_derivative, _loss_value
+
+    assert NUMBA_CODES == {"squared_hinge": 0, "logistic": 1}
+    for name, code in NUMBA_CODES.items():
+        loss = make_loss(name)
+        assert _loss_value(Z, code) == pytest.approx(float(loss.value(Z).sum()), rel=1e-12)
+        np.testing.assert_allclose(_loss_derivative(Z, code, np.empty_like(Z)),
+                                   loss.derivative(Z), atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_datafit_gradient_is_the_finite_difference(dtype):
+    rng = np.random.default_rng(0)
+    y = np.where(rng.standard_normal(7) > 0, 1.0, -1.0).astype(dtype)
+    f = rng.standard_normal(7).astype(dtype)
+    for name in sorted(LOSSES):
+        fit = Datafit(make_loss(name), y, scale=2.0, mean=name != "squared")
+        g = fit.gradient(f.astype(np.float64))
+        h = 1e-6
+        for i in range(7):
+            e = np.zeros(7)
+            e[i] = h
+            fd = (fit.value(f + e) - fit.value(f - e)) / (2 * h)
+            assert g[i] == pytest.approx(fd, abs=1e-5)
+
+
+def test_unknown_loss_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown loss 'hinge'"):
+        make_loss("hinge")
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), "x", None])
+def test_bad_tolerances_raise(bad):
+    with pytest.raises(ValueError, match="tol"):
+        Stopping(bad, 10)
+    with pytest.raises(ValueError):
+        check_tolerance("tol", bad)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, float("nan")])
+def test_bad_budgets_raise(bad):
+    with pytest.raises(ValueError, match="max_iter"):
+        Stopping(1e-3, bad)
+
+
+def test_relative_gap():
+    assert relative_gap(2.0, 1.0) == 0.5
+    assert relative_gap(0.0, 0.0) == 0.0
+    assert relative_gap(1.0, None) == np.inf
+    assert relative_gap(1.0, 1.5) == 0.0  # rounding can put the bound above

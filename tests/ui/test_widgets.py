@@ -45,7 +45,7 @@ def test_every_registered_knob_builds_whatever_its_options():
 
 
 def test_small_float_defaults_are_shown_as_they_are():
-    for method, name, text in [("fsa", "ridge", "0.001"), ("fgm", "inner_tol", "0.0001"),
+    for method, name, text in [("fsa", "ridge", "0.001"), ("fgm", "inner_tol", "3e-05"),
                                ("fsa", "huber_h", "0.1")]:
         spec = _spec(method, name)
         widget = W.widget_for(spec, spec.default, lambda *a: None)

@@ -22,8 +22,8 @@ from scipy.special import expit
 from .apg import Composite, SolverResult, apg
 from .datafits import Datafit
 from .losses import make_loss
-from .penalties import GroupLq
-from .prox import prox_group_lq, soft_threshold
+from .penalties import GroupLq, _block_size, group_norms, prox_groups
+from .prox import soft_threshold
 from .stopping import TINY, Stopping
 
 LOSSES = ("squared_hinge", "logistic", "squared")
@@ -48,45 +48,6 @@ def loss_gradient(loss: str, Y: np.ndarray, F: np.ndarray) -> np.ndarray:
 
 def curvature(loss: str) -> float:
     return _SCALE[loss] * make_loss(loss).curvature
-
-
-def _block_size(groups, c: int) -> int:
-    """g if the groups are the consecutive blocks [0, g), [g, 2g), … covering all c columns
-    (GrFL's layout), else 0."""
-    if not groups:
-        return 0
-    g = len(groups[0])
-    if g == 0 or len(groups) * g != c:
-        return 0
-    first = np.fromiter((grp[0] for grp in groups), dtype=np.int64, count=len(groups))
-    if not np.array_equal(first, np.arange(0, c, g)):
-        return 0
-    return g if all(len(grp) == g and grp[-1] == grp[0] + g - 1 for grp in groups) else 0
-
-
-def group_norms(W: np.ndarray, groups, q: float, block: int | None = None) -> np.ndarray:
-    """‖W_g‖_q per group; ``block`` is :func:`_block_size` when the caller knows it."""
-    if not groups:
-        return np.zeros(0)
-    g = _block_size(groups, W.shape[0]) if block is None else block
-    if g:
-        A = np.abs(W.reshape(len(groups), -1))
-        return A.max(axis=1) if q == np.inf else np.sum(A ** q, axis=1) ** (1.0 / q)
-    return np.array([np.sum(np.abs(W[grp]) ** q) ** (1.0 / q) if q != np.inf
-                     else np.abs(W[grp]).max() for grp in groups])
-
-
-def prox_groups(V: np.ndarray, groups, threshold: float, q: float,
-                block: int | None = None) -> np.ndarray:
-    """Prox of threshold·Σ_g ‖V_g‖_q (each group's block flattened over its columns and tasks)."""
-    g = _block_size(groups, V.shape[0]) if block is None else block
-    if g:
-        return prox_group_lq(V.reshape(len(groups), -1), threshold, q).reshape(V.shape)
-    out = V.copy()
-    for grp in groups:
-        block = V[grp].reshape(1, -1)
-        out[grp] = prox_group_lq(block, threshold, q).reshape(V[grp].shape)
-    return out
 
 
 def objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, block=None) -> float:

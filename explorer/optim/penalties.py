@@ -56,26 +56,60 @@ class GroupLq:
         self.block = None
 
     def _block(self, n_rows: int) -> int:
-        from .group_master import _block_size
-
         if self.block is None:
             self.block = _block_size(self.groups, n_rows)
         return self.block
 
     def norms(self, W: np.ndarray) -> np.ndarray:
-        from .group_master import group_norms
-
         return group_norms(W, self.groups, self.q, self._block(W.shape[0]))
 
     def value(self, W: np.ndarray, ws: np.ndarray) -> float:
         return self.lam * float(self.norms(W).sum()) + self.lam_shared * float(np.abs(ws).sum())
 
     def prox(self, W: np.ndarray, ws: np.ndarray, step: float):
-        from .group_master import prox_groups
-
         nW = prox_groups(W, self.groups, self.lam * step, self.q, self._block(W.shape[0]))
         ns = soft_threshold(ws, self.lam_shared * step) if self.lam_shared > 0 else ws
         return nW, ns
 
 
-__all__ = ["GroupLq", "L1Squared", "prox_group_lq"]
+
+def _block_size(groups, c: int) -> int:
+    """g if the groups are the consecutive blocks [0, g), [g, 2g), … covering all c columns
+    (GrFL's layout), else 0."""
+    if not groups:
+        return 0
+    g = len(groups[0])
+    if g == 0 or len(groups) * g != c:
+        return 0
+    first = np.fromiter((grp[0] for grp in groups), dtype=np.int64, count=len(groups))
+    if not np.array_equal(first, np.arange(0, c, g)):
+        return 0
+    return g if all(len(grp) == g and grp[-1] == grp[0] + g - 1 for grp in groups) else 0
+
+
+def group_norms(W: np.ndarray, groups, q: float, block: int | None = None) -> np.ndarray:
+    """‖W_g‖_q per group; ``block`` is :func:`_block_size` when the caller knows it."""
+    if not groups:
+        return np.zeros(0)
+    g = _block_size(groups, W.shape[0]) if block is None else block
+    if g:
+        A = np.abs(W.reshape(len(groups), -1))
+        return A.max(axis=1) if q == np.inf else np.sum(A ** q, axis=1) ** (1.0 / q)
+    return np.array([np.sum(np.abs(W[grp]) ** q) ** (1.0 / q) if q != np.inf
+                     else np.abs(W[grp]).max() for grp in groups])
+
+
+def prox_groups(V: np.ndarray, groups, threshold: float, q: float,
+                block: int | None = None) -> np.ndarray:
+    """Prox of threshold·Σ_g ‖V_g‖_q (each group's block flattened over its columns and tasks)."""
+    g = _block_size(groups, V.shape[0]) if block is None else block
+    if g:
+        return prox_group_lq(V.reshape(len(groups), -1), threshold, q).reshape(V.shape)
+    out = V.copy()
+    for grp in groups:
+        block = V[grp].reshape(1, -1)
+        out[grp] = prox_group_lq(block, threshold, q).reshape(V[grp].shape)
+    return out
+
+
+__all__ = ["GroupLq", "L1Squared", "group_norms", "prox_groups"]

@@ -161,6 +161,7 @@ def test_sparse_input_equals_dense():
     np.testing.assert_allclose(dense.p_, sparse.p_, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_tau_one_is_rejected_and_auto_is_cross_validated(semi):
     with pytest.raises(ValueError, match="tau=1 removes the feature term"):
         FSManifold(tau=1.0).fit(semi.X, semi.y)

@@ -188,6 +188,7 @@ def test_warm_start_reuses_the_selection():
     assert len(first & set(est.selected_features_)) >= len(first) // 2
 
 
+@pytest.mark.slow
 def test_dropping_idle_cuts_keeps_the_solution_and_shrinks_the_cut_model(monkeypatch):
     ds = make("digits-9vr")
     X, y = ds.X[:600], ds.y[:600]

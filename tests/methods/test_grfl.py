@@ -122,6 +122,7 @@ def test_gabor_features_separate_textures(textures):
         GrFL(family="gabor").fit(textures.X, textures.y, image_shape=(8, 8))
 
 
+@pytest.mark.slow
 def test_multitask_regression_shares_the_features():
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, (300, 4))
@@ -143,6 +144,7 @@ def test_shared_penalty_adds_common_weights():
     assert np.abs(est._ws).sum() > 0
 
 
+@pytest.mark.slow
 def test_lambda_path_warm_starts(xor):
     est = GrFL(max_features=25)
     lam_max = clone(est).fit(xor.X, xor.y).lambda_max_

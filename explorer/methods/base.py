@@ -227,7 +227,6 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     has_bounds: ClassVar[bool] = False
     has_inner_trace: ClassVar[bool] = False  # records carry info["inner_objective"]
     has_schedule: ClassVar[bool] = False     # records carry info["M_e"] (FSA)
-    teaching: ClassVar[str] = ""
     _fit_params: ClassVar[tuple[str, ...]] = ()  # extra keyword arguments fit() accepts
 
     # --------------------------------------------------------------- task

@@ -82,9 +82,6 @@ class FGM(BaseSelector):
     has_inner_trace = True
     supports_warm_start = True
     _fit_params = ("groups",)
-    teaching = ("Each outer iteration scores every feature by (Xᵀ(α⊙y))², adds the B best as a "
-                "new block, re-solves the ℓ1²-regularised master by APG and recovers α from "
-                "the training errors.")
     param_specs = (
         ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
                   help="candidates added per cutting-plane iteration", bound="n_features"),
@@ -261,32 +258,6 @@ class FGM(BaseSelector):
         B = int(self.B)
         blocks = [np.array(ranked[i:i + B], dtype=np.int64) for i in range(0, len(ranked), B)]
         return blocks[: max(1, int(self.max_outer) - 1)], state["weights"], state["tau"]
-
-    # ------------------------------------------------------------------ teaching
-    @staticmethod
-    def explain(record) -> str:
-        """A short account of one outer iteration, for the teaching view."""
-        info = record.info
-        names = info.get("block_names", [])
-        new = info.get("new_features", [])
-        shown = ", ".join(names[:6]) + ("…" if len(names) > 6 else "")
-        lines = [
-            f"Outer iteration {record.iteration + 1}: the worst-case analysis scored every "
-            f"candidate by (Xᵀ(α⊙y))² and took the top B = {info.get('B', len(names))} "
-            f"({shown}); {len(new)} of them were not in the model before.",
-            f"The restricted master now has {info.get('n_blocks', '?')} blocks; APG took "
-            f"{record.inner_steps} steps to objective {record.objective:.4g} and "
-            f"{info.get('active_blocks', '?')} blocks carry weight.",
-        ]
-        if record.lower is not None and record.upper is not None:
-            gap = record.upper - record.lower
-            rel = gap / max(abs(record.upper), 1e-12)
-            lines.append(f"Bounds on the optimum: [{record.lower:.4g}, {record.upper:.4g}] "
-                         f"(gap {rel:.1%}).")
-        lines.append(f"Selected features: {record.n_selected}.")
-        if info.get("stop_reason"):
-            lines.append(f"Stopped — {info['stop_reason']}.")
-        return " ".join(lines)
 
 
 def _subset(cols, keep):

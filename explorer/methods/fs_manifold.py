@@ -72,8 +72,6 @@ class FSManifold(BaseSelector):
     multiclass = "native"
     has_bounds = True
     _fit_params = ("X_unlabeled",)
-    teaching = ("Each iteration solves an SVM with the current feature weights p, adds its "
-                "value as a cut, and moves p to the level set between the bounds.")
     param_specs = (
         ParamSpec("m", "m (features)", 20, "int", 1, 100000, log=True,
                   help="number of features selected", bound="n_features"),
@@ -280,15 +278,6 @@ class FSManifold(BaseSelector):
         else:
             self.coef_, self.intercept_ = np.vstack(coefs), np.array(intercepts)
 
-    @staticmethod
-    def explain(record) -> str:
-        info = record.info
-        return (f"Iteration {record.iteration + 1}: the SVM with kernel M(p) gave "
-                f"φ = {record.objective:.5g}; its cut enters the model of max_α φ(p, α). "
-                f"Bounds [{record.lower:.5g}, {record.upper:.5g}], gap {info['gap']:.3g}; p "
-                f"moves to the level set ℓ = {info['level']:.5g}. Manifold/feature kernel "
-                f"trace ratio {info['manifold_ratio']:.3g} (τ = {info['tau']:g}, "
-                f"ρ = {info['rho']:.3g}); the top {record.n_selected} features are selected.")
 
     @classmethod
     def sweep_values(cls, X, y, n_points: int = 10):

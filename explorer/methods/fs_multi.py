@@ -85,8 +85,6 @@ class FSMulti(BaseSelector):
     has_inner_trace = True
     supports_warm_start = True
     _fit_params = ("groups",)
-    teaching = ("Each outer iteration adds the B features that best explain the current most "
-                "violated labelings, then a bundle method re-optimises the measure's loss.")
     param_specs = (
         ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
                   help="features added per cutting-plane iteration", bound="n_features"),
@@ -194,25 +192,3 @@ class FSMulti(BaseSelector):
         B = int(self.B)
         return [support[i:i + B] for i in range(0, support.size, B)][: int(self.max_outer) - 1]
 
-    @staticmethod
-    def explain(record) -> str:
-        info = record.info
-        names = info.get("block_names", [])
-        shown = ", ".join(names[:6]) + ("…" if len(names) > 6 else "")
-        gaps = info.get("inner_gaps", [])
-        text = (f"Outer iteration {record.iteration + 1}: scored every feature by (Xᵀs)², s "
-                f"weighting the {info.get('K', '?')} most violated labelings found so far, and "
-                f"added the top B = {info.get('B', len(names))} ({shown}). The bundle method "
-                f"took {record.inner_steps} steps ({info.get('measure', '')} loss), ending "
-                f"with a certified gap of {gaps[-1] if len(gaps) else float('nan'):.3g}; "
-                f"objective {record.objective:.4g}, {record.n_selected} features selected.")
-        if record.lower is not None and record.upper is not None:
-            text += f" Bounds on the optimum: [{record.lower:.4g}, {record.upper:.4g}]."
-        if info.get("intercept_at_bound"):
-            text += " The intercept sits at its bound: raise intercept_bound."
-        if record.n_selected == 0:
-            text += (" w = 0 is still optimal over these candidates (usual for F1/PRBEP on "
-                     "non-negative features while B is small): raise B or C.")
-        if info.get("stop_reason"):
-            text += f" Stopped — {info['stop_reason']}."
-        return text

@@ -80,8 +80,6 @@ class FSA(BaseSelector):
     supports_warm_start = True
     has_schedule = True
     _fit_params = ("query",)
-    teaching = ("Each iteration takes one gradient step on all surviving variables and then "
-                "keeps only the M_e largest |β_j|; the schedule M_e shrinks from M to k.")
     param_specs = (
         ParamSpec("k", "k (features kept)", 10, "int", 1, 100000, log=True,
                   help="number of variables selected", bound="n_features"),
@@ -223,16 +221,6 @@ class FSA(BaseSelector):
     def planned_schedule(n_features: int, k: int, n_iter: int, mu: float) -> np.ndarray:
         """M_e for e = 1 … n_iter (eq. 3): how many features each iteration keeps."""
         return fsa_schedule(int(n_features), int(k), int(n_iter), float(mu))
-
-    @staticmethod
-    def explain(record) -> str:
-        info = record.info
-        killed = info.get("killed", [])
-        return (f"Iteration {record.iteration + 1}: one gradient step on the "
-                f"{info.get('before', record.n_selected)} surviving variables "
-                f"(loss {record.objective:.4g}), then the schedule keeps M_e = "
-                f"{info.get('M_e', record.n_selected)}: {len(killed)} variables with the "
-                f"smallest |β| were killed for good.")
 
 
 class _Run:

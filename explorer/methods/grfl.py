@@ -97,8 +97,6 @@ class GrFL(BaseSelector):
     supports_warm_start = True
     has_inner_trace = True
     _fit_params = ("image_shape", "feature_family")
-    teaching = ("Each iteration samples candidate features, adds the one whose gradient "
-                "violates the optimality conditions most, and re-solves the master.")
     param_specs = (
         ParamSpec("family", "feature family", "fourier", "choice",
                   choices=("fourier", "fourier-multi", "gabor")),
@@ -422,15 +420,6 @@ class GrFL(BaseSelector):
             self.set_params(warm_start=original["warm_start"], lam=original["lam"])
         return out
 
-    @staticmethod
-    def explain(record) -> str:
-        info = record.info
-        return (f"Iteration {record.iteration + 1}: among the sampled candidates, "
-                f"{info.get('new_feature', 'a feature')} violated the optimality conditions "
-                f"most (‖h‖ = {info.get('violation', float('nan')):.4g} > λ = "
-                f"{info.get('lam', float('nan')):.4g}) and was added; the master "
-                f"({info.get('solver', '')}, {record.inner_steps} steps) reached objective "
-                f"{record.objective:.5g} with {record.n_selected} active features.")
 
     @classmethod
     def sweep_values(cls, X, y, n_points: int = 10):

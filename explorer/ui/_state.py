@@ -25,6 +25,7 @@ from .._params import ParamSpec
 from ..data import DataError, Dataset, catalogue, entry, load
 from ..experiments import check_compatible, fit_kwargs
 from ..methods import REGISTRY, get_method
+from ._texts import explain
 from ._worker import FitRequest, FitWorker, SweepWorker, kernels_warming
 
 log = logging.getLogger("explorer.ui")
@@ -445,12 +446,9 @@ class ExplorerState(param.Parameterized):
                        f"{record.elapsed:.2f} s{scores} · {state}")
 
     def _explain(self, record) -> None:
-        explain = getattr(self.method_class, "explain", None)
-        if explain is not None:
-            self.explanation = explain(record)
-        else:
-            self.explanation = (f"Iteration {record.iteration + 1}: objective "
-                                f"{record.objective:.5g}, {record.n_selected} features.")
+        self.explanation = explain(self.method, record) or (
+            f"Iteration {record.iteration + 1}: objective {record.objective:.5g}, "
+            f"{record.n_selected} features.")
 
     def notify(self, text: str, level: str = "info") -> None:
         self.message_level = level

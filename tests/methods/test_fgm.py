@@ -14,6 +14,7 @@ from explorer import FGM
 from explorer.data import make
 from explorer.features import LinearSpace, Poly2Space
 from explorer.kernels import _reference as ref
+from explorer.ui._texts import explain
 from tests.conftest import as_layout
 from tests.reference_solvers import fgm_relaxation_reference, l12_master_reference
 
@@ -107,7 +108,7 @@ def test_records_carry_what_the_views_need(digits38):
     assert first.info["block"].size == 4 and first.n_selected <= 4
     assert all(r.lower <= r.upper + 1e-9 for r in fgm.history_)
     assert fgm.history_[-1].info["passes"] == fgm.n_passes_
-    assert "Outer iteration 1" in FGM.explain(first)
+    assert "Outer iteration 1" in explain("fgm", first)
     # B ≤ #selected ≤ T·B (Remark 2)
     assert 4 <= fgm.n_selected_ <= 4 * fgm.n_outer_
 

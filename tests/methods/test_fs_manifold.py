@@ -20,6 +20,7 @@ from explorer.optim.manifold import (
     manifold_kernel,
     manifold_kernel_direct,
 )
+from explorer.ui._texts import explain
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +140,7 @@ def test_bounds_are_monotone_and_records_complete(semi):
     assert all(r.n_selected == 8 == r.selected.size for r in est.history_)
     # ρ = "auto" balances the two kernel traces at p⁰: the first ratio is τ²/(1−τ)² = 1
     assert est.history_[0].info["manifold_ratio"] == pytest.approx(1.0, rel=1e-6)
-    assert "trace ratio" in FSManifold.explain(est.history_[-1])
+    assert "trace ratio" in explain("fs-manifold", est.history_[-1])
     assert est.n_selected_ == 8 and est.score(semi.X_test, semi.y_test) > 0.8
 
 

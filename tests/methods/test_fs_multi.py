@@ -24,6 +24,7 @@ from explorer.optim.structured import (
     most_violated,
     most_violated_grid,
 )
+from explorer.ui._texts import explain
 from tests.reference_solvers import cut_problem_reference
 
 MEASURES = ["f1", "prbep", "rec@k", "hamming"]
@@ -147,7 +148,7 @@ def test_records_bounds_and_certified_gaps(measure):
         assert len(gaps) == r.inner_steps and r.info["K"] >= 2
         assert np.all(gaps >= -1e-7 * abs(r.objective))  # the solver's precision
         assert r.info["T"] == r.iteration + 1
-    assert "bundle method" in FSMulti.explain(est.history_[-1])
+    assert "bundle method" in explain("fs-multi", est.history_[-1])
 
 
 def test_f1_training_beats_hamming_on_f1_for_imbalanced_text():
@@ -214,7 +215,7 @@ def test_an_empty_model_says_why_and_what_to_change():
     longer = FSMulti(B=2, C=10 * ds.n_samples, measure="f1").fit(ds.X, ds.y)
     assert longer.n_selected_ > 0
     assert "empty model is optimal" in est.stop_reason_
-    text = FSMulti.explain(est.history_[-1])
+    text = explain("fs-multi", est.history_[-1])
     assert "raise B or C" in text and "Stopped" in text
 
 

@@ -16,6 +16,7 @@ from explorer.metrics import auc, recovery, rmse
 from explorer.optim.datafits import Datafit, PairwiseDatafit
 from explorer.optim.losses import HuberHinge, Logistic, Lorenz, Squared
 from explorer.optim.schedules import fsa_schedule, schedule_cost
+from explorer.ui._texts import explain
 from tests.conftest import as_layout
 
 
@@ -129,7 +130,7 @@ def test_records_follow_the_schedule(correlated):
     # the working matrix physically shrinks
     widths = [r.info["work_columns"] for r in est.history_]
     assert widths[-1] < 0.2 * widths[0]
-    assert "keeps M_e" in FSA.explain(est.history_[5])
+    assert "keeps M_e" in explain("fsa", est.history_[5])
 
 
 @pytest.mark.parametrize("layout", ["csr", "csc"])

@@ -12,6 +12,7 @@ from explorer import GrFL
 from explorer.data._synthetic import make_textures, make_xor
 from explorer.features import FixedFamily, GaborFamily
 from explorer.optim.group_master import fista_master, loss_gradient
+from explorer.ui._texts import explain
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def test_records_follow_algorithm_1(xor):
     assert np.all(np.diff(objectives) <= 1e-6 * objectives[:-1])
     assert est.lam_ == pytest.approx(0.1 * est.lambda_max_)
     assert all(r.n_selected <= r.info["n_generated"] for r in h)
-    assert "violated the optimality conditions" in GrFL.explain(h[0])
+    assert "violated the optimality conditions" in explain("grfl", h[0])
 
 
 def test_optimality_conditions_hold_at_the_end(xor):

@@ -25,7 +25,7 @@ from .._params import ParamSpec
 from ..data import DataError, Dataset, catalogue, entry, load
 from ..experiments import check_compatible, fit_kwargs
 from ..methods import REGISTRY, get_method
-from ._texts import explain
+from ..texts import explain
 from ._worker import FitRequest, FitWorker, SweepWorker, kernels_warming
 
 log = logging.getLogger("explorer.ui")

@@ -14,7 +14,7 @@ from explorer import FGM
 from explorer.data import make
 from explorer.features import LinearSpace, Poly2Space
 from explorer.kernels import _reference as ref
-from explorer.ui._texts import explain
+from explorer.texts import explain
 from tests.conftest import as_layout
 from tests.reference_solvers import fgm_relaxation_reference, l12_master_reference
 

@@ -20,7 +20,7 @@ from explorer.optim.manifold import (
     manifold_kernel,
     manifold_kernel_direct,
 )
-from explorer.ui._texts import explain
+from explorer.texts import explain
 
 
 @pytest.fixture(scope="module")

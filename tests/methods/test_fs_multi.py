@@ -24,7 +24,7 @@ from explorer.optim.structured import (
     most_violated,
     most_violated_grid,
 )
-from explorer.ui._texts import explain
+from explorer.texts import explain
 from tests.reference_solvers import cut_problem_reference
 
 MEASURES = ["f1", "prbep", "rec@k", "hamming"]

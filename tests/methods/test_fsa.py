@@ -16,7 +16,7 @@ from explorer.metrics import auc, recovery, rmse
 from explorer.optim.datafits import Datafit, PairwiseDatafit
 from explorer.optim.losses import HuberHinge, Logistic, Lorenz, Squared
 from explorer.optim.schedules import fsa_schedule, schedule_cost
-from explorer.ui._texts import explain
+from explorer.texts import explain
 from tests.conftest import as_layout
 
 

@@ -12,7 +12,7 @@ from explorer import GrFL
 from explorer.data._synthetic import make_textures, make_xor
 from explorer.features import FixedFamily, GaborFamily
 from explorer.optim.group_master import fista_master, loss_gradient
-from explorer.ui._texts import explain
+from explorer.texts import explain
 
 
 @pytest.fixture(scope="module")

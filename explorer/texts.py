@@ -1,6 +1,6 @@
 """Teaching texts: what one iteration of each method did, in words, from its record alone
-(the teaching pages and the dashboard's explanation box). Kept out of the estimators: they
-are views of the records, like the plots."""
+(the teaching pages, the dashboard's explanation box, notebooks). No Panel, no numerics: they
+are views of the records, like the plots, kept out of the estimators."""
 
 from __future__ import annotations
 

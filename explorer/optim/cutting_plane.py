@@ -148,6 +148,9 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
             # last one is solved to the fine tolerance, and may then ask for another block
             polished = polish()
             if polished is not None:
+                # one record per outer iteration: the coarse solve and its polish, in order
+                polished.trace = list(solution.trace) + list(polished.trace[1:])
+                polished.inner_steps += solution.inner_steps
                 solution = polished
                 upper = min(upper, solution.objective)
                 next_ids, next_scores, next_runners, next_runner_scores = \

@@ -14,6 +14,7 @@ same iterations (FGM's small dense masters, where Python's per-step overhead wou
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -46,7 +47,7 @@ class SolverResult:
     margins: np.ndarray | None = None
 
 
-class Composite:
+class Composite(ABC):
     """``min_x smooth(x) + penalty(x)``: the protocol :func:`apg` runs.
 
     Subclasses define ``smooth(x) -> (value, grad)`` (``grad`` has an entry per part; for
@@ -57,17 +58,21 @@ class Composite:
     n_parts = 1
     compiled_steps = None
 
-    def smooth(self, x):  # pragma: no cover - protocol
-        raise NotImplementedError
+    @abstractmethod
+    def smooth(self, x):
+        """(value, gradient) of the smooth part at x."""
 
-    def prox_step(self, v, grad, step):  # pragma: no cover - protocol
-        raise NotImplementedError
+    @abstractmethod
+    def prox_step(self, v, grad, step):
+        """(prox_{step·penalty}(v − step·grad), smooth value there)."""
 
-    def penalty(self, x) -> float:  # pragma: no cover - protocol
-        raise NotImplementedError
+    @abstractmethod
+    def penalty(self, x) -> float:
+        """The non-smooth part at x."""
 
-    def measure(self, x, last) -> float:  # pragma: no cover - protocol
-        raise NotImplementedError
+    @abstractmethod
+    def measure(self, x, last) -> float:
+        """The certified optimality measure at x (0 exactly at the optimum)."""
 
     def objective(self, x) -> float:
         return self.smooth(x)[0] + self.penalty(x)

@@ -60,8 +60,9 @@ class BlockCache:
         return np.asarray(self.matrix().T @ r).ravel()
 
     def block_products(self, coef: np.ndarray) -> np.ndarray:
-        """The n×T matrix whose column t is A_t coef_t (one pass)."""
-        out = np.empty((self.n, self.n_blocks))
+        """The n×T matrix whose column t is A_t coef_t (one pass), Fortran-ordered so that its
+        columns are written and its row sums taken contiguously."""
+        out = np.empty((self.n, self.n_blocks), order="F")
         if self.sparse:
             for t, block in enumerate(self._sparse_blocks):
                 a, b = self.bounds[t]

@@ -56,7 +56,15 @@ class L12Problem(Composite):
         return (x[0], x[1], self.cache.block_products(x[0]))
 
     def margins(self, x) -> np.ndarray:
-        return x[2].sum(axis=1) + x[1][0]
+        P = x[2]
+        f = P @ self._ones(P.shape[1])
+        f += x[1][0]
+        return f
+
+    def _ones(self, T: int) -> np.ndarray:
+        if getattr(self, "_ones_cache", np.zeros(0)).size != T:
+            self._ones_cache = np.ones(T)
+        return self._ones_cache
 
     def _loss_sum(self, f) -> float:
         return self.C * float(self.loss.value(self.y * f).sum())
@@ -79,7 +87,9 @@ class L12Problem(Composite):
         g = v[0] - step * grad[0]
         scales = self.omega.scales(g, step)
         new = g * self.omega.expand(scales)
-        P = (v[2] - step * grad[2]) * scales[None, :]
+        P = np.multiply(grad[2], -step, order="F")
+        P += v[2]
+        P *= scales
         b = v[1] - step * grad[1]
         x = (new, b, P)
         return x, self._loss_sum(self.margins(x))

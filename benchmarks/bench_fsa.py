@@ -9,6 +9,8 @@ Sections (``--only`` takes a comma list):
            bisected to k then refitted.
   scale    §3.1.3 equally correlated float32, N = 50,000, M = 10,000, k = 100: time and data
            touched as a multiple of one pass.
+  steps    per-step cost on N = M = 1,000, k = 10 (logistic): fit time in passes of Xᵀv,
+           the schedule's arithmetic (2·Σ working columns / M), compiled steps vs numpy steps.
   stability  Fig. 6: test AUC versus η, μ and N_iter on the N = M = 1,000 problem.
   nonlinear  relevant variables acting through |x|: piecewise-linear FSA versus linear FSA.
 
@@ -166,11 +168,31 @@ def section_nonlinear(args, tables):
     tables.append(table)
 
 
+def section_steps(args, tables):
+    import explorer.methods.fsa as fsa_module
+
+    ds = make_fsa_correlated(1000, 1000, 10, seed=0)
+    unit = xts_pass_time(ds.X, repeats=21)
+    table = Table("Per-step cost, N = M = 1,000, k = 10, logistic, 500 iterations (median of "
+                  "15 fits; one pass of Xᵀv = BLAS on this machine)",
+                  ["path", "fit ms", "one pass ms", "fit in passes", "schedule passes"])
+    default = fsa_module.COMPILED_CELLS
+    for name, cells in (("compiled steps (default)", default), ("numpy steps", 0)):
+        fsa_module.COMPILED_CELLS = cells
+        try:
+            t, est = median_time(lambda: FSA(k=10).fit(ds.X, ds.y), 15)
+        finally:
+            fsa_module.COMPILED_CELLS = default
+        touched = 2 * sum(r.info["work_columns"] for r in est.history_) / 1000
+        table.add(name, 1e3 * t, 1e3 * unit, t / unit, touched)
+    tables.append(table)
+
+
 def main():
     FSA(k=2).fit(np.random.default_rng(0).normal(size=(20, 5)), np.arange(20) % 2)  # JIT warm
     run_benchmark("fsa", __doc__, [("table2", section_table2), ("table3", section_table3),
                          ("table4", section_table4), ("scale", section_scale),
-                         ("stability", section_stability), ("nonlinear", section_nonlinear)],
+                         ("steps", section_steps), ("stability", section_stability), ("nonlinear", section_nonlinear)],
         lambda p: p.add_argument("--runs", type=int, default=100, help="seeds per table row"))
 
 

@@ -160,36 +160,47 @@ def pl_gradient(bins, frac, r, out):
 
 # ----------------------------------------------------------------------------- FGM master
 @nb.njit(**_JIT)
-def _loss_value(z, code):
-    """Σ l(z_i): code 0 squared hinge ½max(0,1−z)², 1 logistic log(1+e^{−z})."""
+def _loss_scalar(z, code, h):
+    """(l(z), l′(z)) for the table's loss ``code`` (:data:`explorer.optim.losses.NUMBA_CODES`):
+    0 squared hinge ½max(0,1−z)², 1 logistic log(1+e^{−z}), 2 Huber-smoothed hinge of
+    half-width h, 3 Lorenz ln(1+(z−1)²) for z ≤ 1, 4 squared ½z² of the residual z = f − y."""
+    if code == 0:
+        xi = 1.0 - z
+        if xi > 0:
+            return 0.5 * xi * xi, -xi
+        return 0.0, 0.0
+    if code == 1:
+        if z >= 0:
+            e = np.exp(-z)
+            return np.log1p(e), -e / (1.0 + e)
+        e = np.exp(z)
+        return -z + np.log1p(e), -1.0 / (1.0 + e)
+    if code == 2:
+        u = 1.0 - z
+        if u > h:
+            return u, -1.0
+        if u < -h:
+            return 0.0, 0.0
+        return (u + h) * (u + h) / (4.0 * h), -(u + h) / (2.0 * h)
+    if code == 3:
+        u = min(z - 1.0, 0.0)
+        return np.log1p(u * u), 2.0 * u / (1.0 + u * u)
+    return 0.5 * z * z, z
+
+
+@nb.njit(**_JIT)
+def _loss_value(z, code, h=0.0):
+    """Σ l(z_i) for the loss ``code`` (see :func:`_loss_scalar`)."""
     total = 0.0
     for i in range(z.shape[0]):
-        if code == 0:
-            xi = 1.0 - z[i]
-            if xi > 0:
-                total += 0.5 * xi * xi
-        else:
-            v = -z[i]
-            if v > 0:
-                total += v + np.log1p(np.exp(-v))
-            else:
-                total += np.log1p(np.exp(v))
+        total += _loss_scalar(z[i], code, h)[0]
     return total
 
 
 @nb.njit(**_JIT)
-def _loss_derivative(z, code, out):
+def _loss_derivative(z, code, out, h=0.0):
     for i in range(z.shape[0]):
-        if code == 0:
-            xi = 1.0 - z[i]
-            out[i] = -xi if xi > 0 else 0.0
-        else:
-            v = z[i]
-            if v >= 0:
-                e = np.exp(-v)
-                out[i] = -e / (1.0 + e)
-            else:
-                out[i] = -1.0 / (1.0 + np.exp(v))
+        out[i] = _loss_scalar(z[i], code, h)[1]
     return out
 
 
@@ -240,7 +251,7 @@ def _block_norms(coef, bounds, out):
 
 
 @nb.njit(**_JIT)
-def apg_l1sq_dense(A, bounds, y, code, C, coef, prev_coef, b, prev_b, t, tau, F,
+def apg_l1sq_dense(A, bounds, y, code, h, C, coef, prev_coef, b, prev_b, t, tau, F,
                    fit_intercept, eta, tol, budget, min_steps, trace, stop):
     """Up to ``budget`` APG steps (backtracking, adaptive restart) for
     ½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) over a dense column cache: the compiled path of
@@ -288,8 +299,8 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef, prev_coef, b, prev_b, t, tau, F,
                 Pv[i, k] = P[i, k] + beta * (P[i, k] - prev_P[i, k])
                 acc += Pv[i, k]
             z[i] = y[i] * acc
-        pv = C * _loss_value(z, code)
-        _loss_derivative(z, code, r)
+        pv = C * _loss_value(z, code, h)
+        _loss_derivative(z, code, r, h)
         grad_b = 0.0
         for i in range(n):
             r[i] = C * y[i] * r[i]
@@ -320,7 +331,7 @@ def apg_l1sq_dense(A, bounds, y, code, C, coef, prev_coef, b, prev_b, t, tau, F,
                     new_P[i, k] = (Pv[i, k] - G[i, k] / trial) * scales[k]
                     acc += new_P[i, k]
                 z[i] = y[i] * acc
-            p_new = C * _loss_value(z, code)
+            p_new = C * _loss_value(z, code, h)
             dot = 0.0
             dd = 0.0
             for j in range(W):
@@ -424,3 +435,153 @@ def lp_ball_projection(v, radius, p):
     for i in range(v.shape[0]):
         out[i] = z[i] if v[i] >= 0.0 else -z[i]
     return out
+
+
+# ----------------------------------------------------------------------------- FSA steps
+@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})  # SIMD sums, IEEE otherwise
+def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, b, eta,
+                    ridge, fit_intercept, schedule, e0, budget, first, compact_at, stop,
+                    loss_out, beta_out, alive_out, b_out):
+    """Up to ``budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on a dense working
+    matrix X (n × W, standardised implicitly by ``mean``/``scale``): outputs, loss, gradient
+    step with the ridge prior's exact prox, then keep the ``schedule[e]`` largest |β| of the
+    alive columns (ties: the earlier column). The compiled path of ``FSA``'s per-step loop,
+    the same arithmetic (sums reassociated for SIMD); ``beta``, ``alive`` (W,) are updated in
+    place.
+
+    Writes per step the loss before it, β, the alive mask and the intercept after it. Stops
+    early when the loss is not finite or exceeds 1e3·``first`` (status 1), β diverges (status
+    1, that step not written), another thread sets ``stop[0]`` (status 2), or ``compact_at``
+    columns are dead.
+    Returns (b, steps written, status, first)."""
+    n, W = X.shape
+    f = np.empty(n)
+    r = np.empty(n)
+    w = np.empty(W)
+    g = np.empty(W)
+    denom = 1.0 + 2.0 * eta * ridge
+    n_alive = 0
+    for j in range(W):
+        if alive[j]:
+            n_alive += 1
+    steps = 0
+    status = 0
+    for k in range(budget):
+        if stop[0] != 0:
+            status = 2
+            break
+        offset = b
+        prior = 0.0
+        for j in range(W):
+            if alive[j]:
+                w[j] = beta[j] / scale[j]
+                offset -= mean[j] * w[j]
+                prior += beta[j] * beta[j]
+            else:
+                w[j] = 0.0
+        if row_major:
+            for i in range(n):
+                acc = 0.0
+                for j in range(W):
+                    acc += X[i, j] * w[j]
+                f[i] = acc + offset
+        else:
+            for i in range(n):
+                f[i] = offset
+            for j in range(W):
+                wj = w[j]
+                if wj != 0.0:
+                    for i in range(n):
+                        f[i] += X[i, j] * wj
+        total = 0.0
+        rsum = 0.0
+        if code == 1:
+            # Σ log(1 + e^{−|z|}) as the log of products of up to 256 factors in (1, 2]: one
+            # log per 256 examples instead of one each (the loss is evaluated every iteration)
+            product = 1.0
+            for i in range(n):
+                z = y[i] * f[i]
+                e = np.exp(-abs(z))
+                product *= 1.0 + e
+                if (i & 255) == 255:
+                    total += np.log(product)
+                    product = 1.0
+                if z < 0:
+                    total -= z
+                    d = -1.0 / (1.0 + e)
+                else:
+                    d = -e / (1.0 + e)
+                r[i] = weight * y[i] * d
+                rsum += r[i]
+            total += np.log(product)
+        else:
+            for i in range(n):
+                if code == 4:
+                    value, d = _loss_scalar(f[i] - y[i], code, h)
+                else:
+                    value, d = _loss_scalar(y[i] * f[i], code, h)
+                    d *= y[i]
+                total += value
+                r[i] = weight * d
+                rsum += r[i]
+        loss = weight * total + ridge * prior
+        if np.isnan(first):
+            first = loss
+        if not np.isfinite(loss) or loss > 1e3 * max(first, 1e-12):
+            status = 1
+            break
+        if row_major:
+            for j in range(W):
+                g[j] = 0.0
+            for i in range(n):
+                ri = r[i]
+                for j in range(W):
+                    g[j] += X[i, j] * ri
+        else:
+            for j in range(W):
+                if alive[j]:
+                    acc = 0.0
+                    for i in range(n):
+                        acc += X[i, j] * r[i]
+                    g[j] = acc
+        big = 0.0
+        for j in range(W):
+            if alive[j]:
+                beta[j] = (beta[j] - eta * (g[j] - mean[j] * rsum) / scale[j]) / denom
+        if fit_intercept:
+            b -= eta * rsum
+        M = schedule[e0 + k]
+        if n_alive > M:
+            ids = np.empty(n_alive, dtype=np.int64)
+            size = np.empty(n_alive)
+            q = 0
+            for j in range(W):
+                if alive[j]:
+                    ids[q] = j
+                    size[q] = -abs(beta[j])
+                    q += 1
+            order = np.argsort(size, kind="mergesort")
+            for q in range(M, n_alive):
+                j = ids[order[q]]
+                alive[j] = False
+                beta[j] = 0.0
+            n_alive = M
+        finite = True
+        for j in range(W):
+            if alive[j]:
+                a = abs(beta[j])
+                if not np.isfinite(a):
+                    finite = False
+                elif a > big:
+                    big = a
+        if not finite or big > 1e150:
+            status = 1
+            break
+        loss_out[k] = loss
+        beta_out[k, :] = beta
+        alive_out[k, :] = alive
+        b_out[k] = b
+        steps = k + 1
+        if W - n_alive >= compact_at:
+            break
+    return b, steps, status, first

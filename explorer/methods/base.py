@@ -144,8 +144,10 @@ class Recorder:
              inner_measure: float | None = None, info: Mapping | None = None) -> bool:
         """Record one iteration; return ``False`` when the fit must stop now."""
         root = self._root()
-        selected = np.asarray(selected, dtype=np.int64).copy()
-        selected.setflags(write=False)
+        selected = np.asarray(selected, dtype=np.int64)
+        if selected.flags.writeable or selected.base is not None:  # share read-only owners
+            selected = selected.copy()
+            selected.setflags(write=False)
         record = IterationRecord(
             iteration=len(root.history), inner_steps=int(inner_steps),
             objective=float(objective), n_selected=int(n_selected), selected=selected,

@@ -30,6 +30,9 @@ from ..optim.losses import make_loss
 from ..optim.schedules import fsa_schedule
 from .base import BaseSelector, Recorder, register
 
+COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
+CHUNK_CELLS = 20_000_000    # cells a compiled chunk may touch before its records stream
+MAX_CHUNK = 64
 _PAPER_ETA = {"logistic": 20.0, "huber_svm": 1.0, "lorenz": 1.0, "squared": 1.0, "ranking": 1.0}
 
 
@@ -293,16 +296,21 @@ class _Run:
             return float(np.einsum("jk,kl,jl->", self.beta, self.prior, self.beta) / 2.0)
         return float(self.est.ridge * self.beta @ self.beta)
 
-    def _compact(self, force=False):
-        """Drop dead columns from the working data once they are ≥ 10% of it."""
+    def _compact(self, keep_fraction: float = 0.9):
+        """Drop dead columns from the working data once they are more than ``1 −
+        keep_fraction`` of it. Dense copies are Fortran-ordered: the compiled steps then skip
+        dead columns and can compact less often."""
         if self.pl:
             return
-        if not force and self.alive.size > 0.9 * self.work.shape[1]:
+        if self.alive.size > keep_fraction * self.work.shape[1]:
             self._index_work()
             return
         keep_orig = self.alive
         pos_in_work = np.searchsorted(self.work_orig, keep_orig)
-        self.work = self.work[:, pos_in_work]
+        if sp.issparse(self.work):
+            self.work = self.work[:, pos_in_work]
+        else:
+            self.work = np.asfortranarray(self.work[:, pos_in_work])
         self.work_orig = keep_orig.copy()
         self._index_work()
 
@@ -317,51 +325,139 @@ class _Run:
 
     # --------------------------------------------------------------- the loop
     def run(self, recorder: Recorder) -> str:
+        """Algorithm 1, a chunk of iterations at a time (one iteration on the Python path,
+        several in the compiled kernel), one record per iteration."""
         est = self.est
         if not self.pl:
             self.work_orig = np.arange(self.m)
             self._index_work()
-        first = None
-        for e in range(1, int(est.n_iter) + 1):
-            f = self._outputs()
-            loss = self.datafit.value(f) + self._prior_value()
-            first = loss if first is None else first
-            if not np.isfinite(loss) or loss > 1e3 * max(first, 1e-12):
-                return "diverged"
-            r = self.datafit.gradient(f)
-            grad = self._gradient(r)
-            self.beta = self._prior_step(self.beta - self.eta * grad)
-            if est.fit_intercept:
-                self.b -= self.eta * float(r.sum())
-            before = self.alive.size
-            M_e = int(self.schedule[e - 1])
-            killed = np.zeros(0, dtype=np.int64)
-            if self.alive.size > M_e:
-                size = np.linalg.norm(self.beta, axis=1) if self.pl else np.abs(self.beta)
-                order = np.argsort(-size, kind="stable")
-                keep = np.sort(order[:M_e])
-                killed = self.alive[np.sort(order[M_e:])]
-                self.alive = self.alive[keep]
-                self.beta = self.beta[keep]
-                if self.pl:
-                    self.bins = np.asfortranarray(self.bins[:, keep])
-                    self.frac = np.asfortranarray(self.frac[:, keep])
-                else:
-                    self._compact()
-            if not np.all(np.isfinite(self.beta)) or np.abs(self.beta).max(initial=0) > 1e150:
-                return "diverged"
+        self.first = np.nan
+        self.stop_flag = recorder.stop_flag()
+        e = 1
+        while e <= int(est.n_iter):
+            steps, status = self._compiled_chunk(e) if self._compiled() else self._step(e)
             self._store()
-            values = (np.linalg.norm(self.beta, axis=1) if self.pl else self.beta)
-            go_on = recorder.emit(
-                objective=loss, n_selected=self.alive.size, selected=self.alive,
-                inner_steps=1,
-                info={"M_e": M_e, "before": before, "killed": killed,
-                      "weights": self.est.coef_[self.alive],
-                      "values": values.copy(), "eta": self.eta,
-                      "work_columns": int(self.bins.shape[1] if self.pl else self.work.shape[1])})
-            if not go_on:
-                return "stopped"
+            for step in steps:
+                if not recorder.emit(objective=step["loss"], n_selected=step["alive"].size,
+                                     selected=step["alive"], inner_steps=1, info=step["info"]):
+                    if step is not steps[-1]:
+                        self._restore(*step["state"])  # the model of the last record
+                    return "stopped"
+            if status != "ok":
+                return status
+            e += len(steps)
         return "done"
+
+    def _restore(self, alive, beta, b):
+        """Go back to an earlier step of a compiled chunk (a stop in its middle)."""
+        self.alive, self.beta, self.b = alive.copy(), beta.copy(), b
+        self._store()
+
+    def _record(self, loss, e, before, killed, alive, values, weights):
+        return {"loss": loss, "alive": alive,
+                "info": {"M_e": int(self.schedule[e - 1]), "before": before, "killed": killed,
+                         "weights": weights, "values": values, "eta": self.eta,
+                         "work_columns": int(self.bins.shape[1] if self.pl
+                                             else self.work.shape[1])}}
+
+    def _step(self, e):
+        """One iteration e (1-based) in numpy: ([its record], status)."""
+        f = self._outputs()
+        loss = self.datafit.value(f) + self._prior_value()
+        if np.isnan(self.first):
+            self.first = loss
+        if not np.isfinite(loss) or loss > 1e3 * max(self.first, 1e-12):
+            return [], "diverged"
+        r = self.datafit.gradient(f)
+        grad = self._gradient(r)
+        self.beta = self._prior_step(self.beta - self.eta * grad)
+        if self.est.fit_intercept:
+            self.b -= self.eta * float(r.sum())
+        before = self.alive.size
+        M_e = int(self.schedule[e - 1])
+        killed = np.zeros(0, dtype=np.int64)
+        if self.alive.size > M_e:
+            size = np.linalg.norm(self.beta, axis=1) if self.pl else np.abs(self.beta)
+            order = np.argsort(-size, kind="stable")
+            keep = np.sort(order[:M_e])
+            killed = self.alive[np.sort(order[M_e:])]
+            self.alive = self.alive[keep]
+            self.beta = self.beta[keep]
+            if self.pl:
+                self.bins = np.asfortranarray(self.bins[:, keep])
+                self.frac = np.asfortranarray(self.frac[:, keep])
+            else:
+                self._compact()
+        if not np.all(np.isfinite(self.beta)) or np.abs(self.beta).max(initial=0) > 1e150:
+            return [], "diverged"
+        values = np.linalg.norm(self.beta, axis=1) if self.pl else self.beta.copy()
+        if self.pl:
+            self._store()
+        weights = self.est.coef_[self.alive] if self.pl else values / self.scale[self.alive]
+        return [self._record(loss, e, before, killed, self.alive.copy(), values, weights)], "ok"
+
+    def _compiled(self) -> bool:
+        """The compiled kernel runs the linear model on dense data once the working matrix
+        is small enough that BLAS threads and per-call overhead cost more than they give."""
+        return (not self.pl and not sp.issparse(self.work)
+                and getattr(self.datafit, "loss", None) is not None
+                and self.datafit.loss.code >= 0
+                and self.n * self.work.shape[1] <= COMPILED_CELLS)
+
+    def _compiled_chunk(self, e):
+        """Up to a chunk of iterations from e in :func:`explorer.kernels._numba.fsa_dense_steps`
+        (until a tenth of the working columns are dead and it must be compacted)."""
+        from ..kernels._numba import fsa_dense_steps
+
+        W = self.work.shape[1]
+        budget = int(min(int(self.est.n_iter) - e + 1,
+                         max(1, CHUNK_CELLS // max(1, self.n * W)), MAX_CHUNK))
+        alive = self.work_pos >= 0
+        beta = np.zeros(W)
+        beta[alive] = self.beta[self.work_pos[alive]]
+        X = self.work
+        row_major = bool(X.flags.c_contiguous) and not X.flags.f_contiguous
+        keep = 0.9 if row_major else 0.5  # column-major steps skip dead columns
+        if not (row_major or X.flags.f_contiguous):
+            X = np.asfortranarray(X)
+        loss, betas = np.empty(budget), np.empty((budget, W))
+        masks = np.empty((budget, W), dtype=np.bool_)
+        intercepts = np.empty(budget)
+        stop = self.stop_flag if self.stop_flag is not None else np.zeros(1, dtype=np.int8)
+        loss_fn = self.datafit.loss
+        b, steps, status, self.first = fsa_dense_steps(
+            X, row_major, self.datafit.y, loss_fn.code, loss_fn.numba_param,
+            self.datafit.weight, self.mean_work, self.scale_work, beta, alive, self.b,
+            self.eta, float(self.est.ridge), bool(self.est.fit_intercept), self.schedule,
+            e - 1, budget, self.first, W - int(np.ceil(keep * W)) + 1, stop, loss, betas, masks,
+            intercepts)
+        out = []
+        previous = self.work_pos >= 0
+        alive_ids = self.work_orig[previous]
+        counts = masks[:steps].sum(axis=1)
+        scale = self.scale[alive_ids]
+        none = np.zeros(0, dtype=np.int64)
+        for k in range(steps):
+            mask = masks[k]
+            before = alive_ids.size
+            killed = none
+            if counts[k] != before:  # this step killed columns
+                killed = self.work_orig[previous & ~mask]
+                alive_ids = self.work_orig[mask]
+                alive_ids.setflags(write=False)  # the records share it
+                scale = self.scale[alive_ids]
+                previous = mask
+            values = betas[k][previous]
+            out.append(self._record(float(loss[k]), e + k, before, killed, alive_ids, values,
+                                    values / scale))
+            out[-1]["state"] = (alive_ids, values, float(intercepts[k]))
+        if steps:
+            self.b = float(b)
+            self.alive = alive_ids
+            self.beta = betas[steps - 1][previous].copy()
+            self._compact(0.5 if self.work.flags.f_contiguous else 0.9)
+        status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
+        return out, status
 
     def _store(self):
         est = self.est

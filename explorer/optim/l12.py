@@ -115,7 +115,7 @@ class L12Problem(Composite):
 
         trace = np.empty(budget)
         coef, prev_coef, b, prev_b, t, tau, F, steps, stalled = apg_l1sq_dense(
-            self.cache.matrix(), self.omega.bounds, self.y, NUMBA_CODES[self.loss.name],
+            self.cache.matrix(), self.omega.bounds, self.y, self.loss.code, self.loss.numba_param,
             self.C, state.x[0], state.x_prev[0], float(state.x[1][0]),
             float(state.x_prev[1][0]), state.t, state.L, state.F, self.fit_intercept, eta,
             tol, budget, min_steps, trace, self.stop_flag)

@@ -23,6 +23,11 @@ class MarginLoss:
     code = -1        # the numba kernels' case for this loss (-1: no compiled path)
     convex = True
 
+    @property
+    def numba_param(self) -> float:
+        """The loss's one shape parameter as the kernels take it (Huber's h; 0 otherwise)."""
+        return float(getattr(self, "h", 0.0))
+
     def value(self, z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError  # abstract
 
@@ -97,6 +102,7 @@ class HuberHinge(MarginLoss):
     """
 
     name = "huber_svm"
+    code = 2
 
     def __init__(self, h: float = 0.1):
         self.h = float(h)
@@ -128,6 +134,7 @@ class Lorenz(MarginLoss):
 
     name = "lorenz"
     curvature = 2.0
+    code = 3
     convex = False
 
     def value(self, z):
@@ -147,6 +154,7 @@ class Squared(MarginLoss):
 
     name = "squared"
     curvature = 1.0
+    code = 4  # the kernels evaluate it at the residual f − y
 
     def value(self, r):
         return 0.5 * r * r

@@ -222,3 +222,47 @@ def test_sparse_input_is_never_densified(correlated):
     X = sp.csr_matrix(np.where(np.abs(correlated.X) > 1.5, correlated.X, 0.0))
     est = FSA(k=8).fit(X, correlated.y)
     assert sp.issparse(est.transform(X))
+
+
+# ----------------------------------------------------------------------------- compiled steps
+@pytest.mark.parametrize("loss", ["logistic", "huber_svm", "lorenz", "squared"])
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_compiled_steps_follow_the_numpy_steps(loss, order, dtype, monkeypatch):
+    """The numba kernel is the same iteration as the numpy path: records (loss, kept set,
+    killed set, β) and the final model agree, for every compiled loss and memory layout."""
+    import explorer.methods.fsa as fsa_module
+
+    if loss == "squared":
+        ds = make("fsa-regression", n_samples=200, n_features=120, k_star=5, seed=1)
+    else:
+        ds = make("fsa-correlated", n_samples=200, n_features=120, k_star=5, seed=1)
+    X = np.asarray(ds.X, dtype=dtype, order=order)
+    params = dict(k=5, loss=loss, n_iter=60)
+    compiled = FSA(**params).fit(X, ds.y)
+    monkeypatch.setattr(fsa_module, "COMPILED_CELLS", 0)
+    numpy_path = FSA(**params).fit(X, ds.y)
+    rtol = 1e-9 if dtype == np.float64 else 1e-4
+    assert len(compiled.history_) == len(numpy_path.history_) == 60
+    for a, b in zip(compiled.history_, numpy_path.history_):
+        np.testing.assert_array_equal(a.selected, b.selected)
+        np.testing.assert_array_equal(np.sort(a.info["killed"]), np.sort(b.info["killed"]))
+        assert a.objective == pytest.approx(b.objective, rel=rtol)
+        np.testing.assert_allclose(a.info["values"], b.info["values"], rtol=rtol,
+                                   atol=rtol * np.abs(b.info["values"]).max())
+    np.testing.assert_allclose(compiled.coef_, numpy_path.coef_, rtol=rtol,
+                               atol=rtol * np.abs(numpy_path.coef_).max())
+    assert compiled.intercept_ == pytest.approx(numpy_path.intercept_, rel=rtol, abs=rtol)
+
+
+def test_a_stop_inside_a_compiled_chunk_leaves_the_model_of_the_last_record():
+    ds = make("fsa-correlated", n_samples=200, n_features=120, k_star=5, seed=1)
+    full = FSA(k=5, n_iter=60)
+    stopped = FSA(k=5, n_iter=60).fit(ds.X, ds.y, callback=lambda r: r.iteration < 7)
+    assert stopped.n_iter_ == 8 and stopped.stopped_early_
+    last = stopped.history_[-1]
+    assert set(np.flatnonzero(stopped.support_)) == set(last.selected.tolist())
+    np.testing.assert_allclose(stopped.coef_[last.selected], last.info["weights"])
+    # the same first 8 steps as an unstopped fit
+    full.fit(ds.X, ds.y)
+    np.testing.assert_array_equal(full.history_[7].selected, last.selected)

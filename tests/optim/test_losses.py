@@ -54,12 +54,16 @@ def test_conjugate_is_infinite_outside_the_dual_domain(name, outside):
 def test_numba_codes_are_derived_from_the_table_and_agree_with_it():
     from explorer.kernels._numba import _loss_derivative, _loss_value
 
-    assert NUMBA_CODES == {"squared_hinge": 0, "logistic": 1}
+    assert NUMBA_CODES == {"squared_hinge": 0, "logistic": 1, "huber_svm": 2, "lorenz": 3,
+                           "squared": 4}
     for name, code in NUMBA_CODES.items():
-        loss = make_loss(name)
-        assert _loss_value(Z, code) == pytest.approx(float(loss.value(Z).sum()), rel=1e-12)
-        np.testing.assert_allclose(_loss_derivative(Z, code, np.empty_like(Z)),
-                                   loss.derivative(Z), atol=1e-15)
+        for loss in ([make_loss(name, h=0.1), make_loss(name, h=0.7)] if name == "huber_svm"
+                     else [make_loss(name)]):
+            h = loss.numba_param
+            assert _loss_value(Z, code, h) == pytest.approx(float(loss.value(Z).sum()),
+                                                            rel=1e-12)
+            np.testing.assert_allclose(_loss_derivative(Z, code, np.empty_like(Z), h),
+                                       loss.derivative(Z), atol=1e-15)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -192,7 +192,8 @@ def main():
     FSA(k=2).fit(np.random.default_rng(0).normal(size=(20, 5)), np.arange(20) % 2)  # JIT warm
     run_benchmark("fsa", __doc__, [("table2", section_table2), ("table3", section_table3),
                          ("table4", section_table4), ("scale", section_scale),
-                         ("steps", section_steps), ("stability", section_stability), ("nonlinear", section_nonlinear)],
+                         ("steps", section_steps), ("stability", section_stability),
+                         ("nonlinear", section_nonlinear)],
         lambda p: p.add_argument("--runs", type=int, default=100, help="seeds per table row"))
 
 

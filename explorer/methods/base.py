@@ -14,6 +14,7 @@ contract").
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -21,6 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -93,6 +95,7 @@ class Recorder:
         self.info = dict(info or {})
         self.parent = parent
         self.history: list[IterationRecord] = []
+        self.warnings: list[tuple[type[Warning], str]] = []
         self.stopped = False
         self._t0 = time.perf_counter()
         self._callback_time = 0.0
@@ -138,6 +141,13 @@ class Recorder:
             if probe is not None and probe():
                 root.stopped = True
         return root.stopped
+
+    def warn(self, message: str, category: type[Warning] = ConvergenceWarning) -> None:
+        """Keep a warning for the end of the fit (``fit`` issues it, or hands it to a
+        callback with a ``warning(message)`` method, e.g. the app's message area)."""
+        root = self._root()
+        if (category, message) not in root.warnings:
+            root.warnings.append((category, message))
 
     def emit(self, *, objective: float, n_selected: int, selected, inner_steps: int = 0,
              lower: float | None = None, upper: float | None = None,
@@ -323,6 +333,13 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         self.n_iter_ = len(self.history_)
         self.fit_time_ = recorder.elapsed()
         self.stopped_early_ = recorder.stopped
+        self.fit_warnings_ = [message for _, message in recorder.warnings]
+        hand_over = getattr(callback, "warning", None)
+        for category, message in recorder.warnings:
+            if callable(hand_over):
+                hand_over(message)
+            else:
+                warnings.warn(message, category, stacklevel=2)
         return self
 
     def _describe(self) -> str:

@@ -185,11 +185,28 @@ class FGM(BaseSelector):
                                initial_blocks=initial_blocks, context=int(self.B))
         self._update_model(space, master)
         self.stop_reason_ = result.stop_reason
+        self._check_certificate(result, master, recorder)
         self.lower_bound_ = result.lower
         self.upper_bound_ = result.upper
         self.n_passes_ = int(space.passes)
         self.n_outer_ = int(result.n_outer)
         self._warm = self._warm_state(master)
+
+    def _check_certificate(self, result, master: L12Master, recorder: Recorder) -> None:
+        """``inner_measure_``: the last master's relative duality gap; a ConvergenceWarning
+        when it is above the tolerance asked for (the master ran out of ``max_inner`` steps:
+        typically features on very different scales, whose conditioning a first-order master
+        pays for)."""
+        solution = result.solution
+        gap = solution.info.get("inner_gap") if solution is not None else None
+        self.inner_measure_ = float(gap) if gap is not None else 0.0
+        wanted = master.final_tolerance()
+        if gap is not None and gap > wanted and not recorder.should_stop:
+            recorder.warn(
+                f"FGM's last restricted master used its max_inner={int(self.max_inner)} steps "
+                f"and stopped at a relative duality gap of {gap:.2g} (asked: {wanted:.2g}); "
+                "the selection is usable but the weights are not certified. Standardising the "
+                "features or raising max_inner fixes this.")
 
     # ------------------------------------------------------------------ model
     def _update_model(self, space, master: L12Master) -> None:

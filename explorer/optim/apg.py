@@ -133,6 +133,8 @@ def apg(problem: Composite, x0: tuple, *, L0: float, stopping: Stopping, eta: fl
             break
         measure = problem.measure(state.x, state.last)
         converged = stopping.met(measure)
+        if not converged and len(trace) >= 2 and stopping.stalled(trace[-2], trace[-1]):
+            break
         # the objective stalls before the certificate closes: space the checks out
         spacing = min(2 * spacing, stopping.check_every) if triggered else 1
     x = problem.refresh(state.x)

@@ -22,6 +22,7 @@ from .losses import MarginLoss
 from .stopping import Stopping
 
 COARSE_GAP = 1e-2  # relative gap of the masters that only choose the next block
+COARSE_STALL = 1e-4  # ... or the paper's relative objective change, whichever comes first
 
 
 @dataclass
@@ -230,7 +231,8 @@ class L12Master(CachedMaster):
         self.max_inner = max_inner
         self._measure = np.inf
         self.eta = eta
-        self.cache = BlockCache(n_samples, sparse_cache)
+        # with an intercept the master works on centred columns (b′ = b + μᵀω, same model)
+        self.cache = BlockCache(n_samples, sparse_cache, center=fit_intercept)
         self.coef = np.zeros(0)
         self.intercept = 0.0
         self.tau = None
@@ -262,14 +264,15 @@ class L12Master(CachedMaster):
     def solve(self, stopping: Stopping | None = None) -> MasterSolution:
         n = self.cache.n
         tau0 = self.tau if self.tau is not None else 0.1 * n * self.C
+        shift = float(self.cache.means @ self.coef) if self.coef.size else 0.0
         result = solve_l12(
             self.cache, self.y, self.loss, self.C, coef0=self.coef,
-            intercept0=self.intercept, fit_intercept=self.fit_intercept, L0=tau0,
+            intercept0=self.intercept + shift, fit_intercept=self.fit_intercept, L0=tau0,
             eta=self.eta, stopping=stopping or self._stopping(coarse=True),
             interrupt=self.interrupt,
             stop_flag=self.stop_flag)
         self.coef = result.x[0]
-        self.intercept = float(result.x[1][0])
+        self.intercept = float(result.x[1][0]) - float(self.cache.means @ self.coef)
         self.tau = self.eta ** 2 * result.step_constant  # warm Lipschitz guess: L_T = η² τ_k
         self.total_inner += result.n_iter
         sol = self._solution(result.objective, result.margins, result.trace, result.n_iter)
@@ -285,6 +288,10 @@ class L12Master(CachedMaster):
             return None
         return self.solve(final)
 
+    def final_tolerance(self) -> float:
+        """The certified gap the last master is polished to."""
+        return self._stopping(coarse=False).tol
+
     def _stopping(self, coarse: bool) -> Stopping:
         """The gap asked of a solve. With one block the master is 1-strongly convex and its
         gap is quadratic in the coefficient error, so ``inner_tol²`` gives coefficients to
@@ -292,7 +299,9 @@ class L12Master(CachedMaster):
         to that accuracy); with several blocks the gap is linear in it (the dual's max over
         tied blocks), so ``inner_tol`` itself."""
         tol = self.inner_tol ** 2 if self.cache.n_blocks <= 1 else self.inner_tol
-        return Stopping(max(tol, COARSE_GAP) if coarse else tol, self.max_inner)
+        if coarse:
+            return Stopping(max(tol, COARSE_GAP), self.max_inner, stall=COARSE_STALL)
+        return Stopping(tol, self.max_inner)
 
     def lower_bound(self, solution: MasterSolution, top_scores: np.ndarray) -> float | None:
         """Dual value at the recovered α with the worst-case block: a certified lower bound."""

@@ -22,11 +22,17 @@ class Stopping:
 
     ``check_every`` bounds the steps between two evaluations of the measure when it costs a
     pass over the data (a certificate is also checked as soon as the objective stops moving by
-    more than ``tol`` relative)."""
+    more than ``tol`` relative).
+
+    ``stall`` (optional) also ends the loop, *uncertified*, once a step changes the objective by
+    at most ``stall`` relative: the paper's inner rule (FGM: 1e-4), for solves that only steer
+    an outer loop (an ill-conditioned master's gap can take thousands of steps to close while
+    its objective is within 1 % of the optimum). A final answer never uses it."""
 
     tol: float
     max_iter: int
     check_every: int = 10
+    stall: float | None = None
 
     def __post_init__(self):
         check_tolerance("tol", self.tol)
@@ -37,6 +43,13 @@ class Stopping:
             raise ValueError(f"check_every must be at least 1, got {self.check_every!r}")
         object.__setattr__(self, "max_iter", int(self.max_iter))
         object.__setattr__(self, "check_every", int(self.check_every))
+        if self.stall is not None:
+            object.__setattr__(self, "stall", check_tolerance("stall", self.stall))
+
+    def stalled(self, previous: float, current: float) -> bool:
+        """Whether one step's relative objective change is within ``stall``."""
+        return self.stall is not None and \
+            abs(previous - current) <= self.stall * max(abs(current), TINY)
 
     def met(self, measure: float) -> bool:
         return bool(measure <= self.tol)

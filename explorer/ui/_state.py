@@ -394,6 +394,8 @@ class ExplorerState(param.Parameterized):
                     update.records = []
                 self.records.append(record)
                 update.records.append(record)
+            elif event.kind == "warning":
+                self.notify(str(event.payload), "warning")
             elif event.kind == "paused":
                 self.paused = True
                 self._explain(event.payload)

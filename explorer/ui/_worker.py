@@ -259,6 +259,11 @@ class _Callback:
     def cancelled(self) -> bool:
         return self.worker._stop_current.is_set() or self.worker._closed
 
+    def warning(self, message: str) -> None:
+        """A warning of the fit (e.g. an uncertified master) goes to the message area, not
+        to the server's log."""
+        self.worker.events.put(Event("warning", self.token, message))
+
     def _take_turns(self, record) -> bool:
         """Give the CPU to a waiting fit, queue again; False if cancelled meanwhile."""
         if SLOTS.waiting():

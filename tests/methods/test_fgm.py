@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
@@ -84,6 +85,7 @@ def test_one_block_default_equals_sklearn(loss, shape, seed, c):
     assert np.linalg.norm(fgm.coef_ - w) / np.linalg.norm(w) <= 1e-4
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # gap < floor
 def test_bounds_are_monotone_and_bracket_the_relaxed_optimum():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 8))
@@ -113,6 +115,7 @@ def test_records_carry_what_the_views_need(digits38):
     assert 4 <= fgm.n_selected_ <= 4 * fgm.n_outer_
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # gap < floor
 @pytest.mark.parametrize("layout", ["csr", "csc"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_sparse_equals_dense(layout, dtype, easy_sparse):
@@ -209,6 +212,7 @@ def test_poly2_scores_equal_the_explicit_expansion():
         assert (aa[0], cc[0]) == (a, c) and kind[0] == (1 if a == c else 2)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # gap < floor
 def test_poly2_fgm_equals_fgm_on_the_expanded_matrix():
     rng = np.random.default_rng(8)
     X = rng.normal(size=(80, 5))
@@ -282,3 +286,30 @@ def test_bad_parameters():
         FGM(feature_map="poly2", feature_scaling="norm").fit(X, y)
     with pytest.raises(ValueError, match="one id per feature"):
         FGM(groups=[0, 1]).fit(X, y)
+
+
+def test_raw_pixels_with_an_intercept_converge_and_an_unconverged_master_warns(digits38):
+    """Uncentred columns (raw pixels) with an intercept: the master works on centred columns
+    (the same model), so the default fit is certified; a budget too small for it says so."""
+    fgm = FGM(B=4, C=1.0).fit(digits38.X, digits38.y)
+    assert fgm.inner_measure_ <= 3e-5 and fgm.fit_warnings_ == []
+    with pytest.warns(ConvergenceWarning, match="max_inner=20 steps"):
+        short = FGM(B=4, C=1.0, max_inner=20).fit(digits38.X, digits38.y)
+    assert short.inner_measure_ > 3e-5 and len(short.fit_warnings_) == 1
+    # the intercept is reported for the raw columns: predictions equal X·coef + b
+    np.testing.assert_allclose(fgm.decision_function(digits38.X),
+                               digits38.X @ fgm.coef_ + fgm.intercept_, atol=1e-9)
+
+
+def test_a_callback_with_a_warning_method_receives_the_warning(digits38):
+    got = []
+
+    class Listener:
+        def __call__(self, record):
+            return True
+
+        def warning(self, message):
+            got.append(message)
+
+    FGM(B=4, C=1.0, max_inner=20).fit(digits38.X, digits38.y, callback=Listener())
+    assert len(got) == 1 and "not certified" in got[0]

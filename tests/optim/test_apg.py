@@ -52,3 +52,29 @@ def test_bad_knobs_raise(eta, L0):
     with pytest.raises(ValueError):
         apg(problem, (np.zeros((3, 1)), np.zeros(3), np.zeros(1)), L0=L0,
             stopping=Stopping(1e-6, 10), eta=eta)
+
+
+def test_stall_ends_an_uncertified_solve_and_bad_stall_raises():
+    """``stall`` (the paper's relative objective change, for solves that only steer an outer
+    loop) stops before the certificate, says converged=False, and costs fewer steps."""
+    from explorer.optim import BlockCache
+    from explorer.optim.l12 import solve_l12
+    from explorer.optim.losses import make_loss
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((60, 8)) * np.array([1, 1, 1, 1, 5, 5, 0.3, 0.3])
+    y = np.where(X[:, 0] + X[:, 4] + rng.standard_normal(60) > 0, 1.0, -1.0)
+    cache = BlockCache(60, sparse=False)
+    cache.add(X[:, :4])
+    cache.add(X[:, 4:])
+
+    def solve(stopping):
+        return solve_l12(cache, y, make_loss("squared_hinge"), 1.0, stopping=stopping,
+                         compiled=False)
+
+    certified = solve(Stopping(1e-8, 50000))
+    stalled = solve(Stopping(1e-8, 50000, stall=1e-4))
+    assert certified.converged and not stalled.converged
+    assert stalled.n_iter < certified.n_iter and stalled.measure > 1e-8
+    with pytest.raises(ValueError, match="stall"):
+        Stopping(1e-6, 10, stall=float("nan"))

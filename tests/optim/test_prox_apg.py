@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import minimize
 
 from explorer.optim import (
@@ -199,3 +200,21 @@ def test_numba_master_ends_when_its_stop_flag_is_raised():
     result = solve_l12(cache, y, SquaredHinge(), 1.0, stop_flag=flag, **kwargs)
     assert time.perf_counter() - start < 5.0 and 0 < result.n_iter < 2_000_000
     assert np.isfinite(result.objective) and len(result.trace) == result.n_iter + 1
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_centred_cache_products_are_those_of_the_centred_columns(sparse):
+    """Dense caches store A − 1μᵀ, sparse ones centre implicitly (and stay sparse)."""
+    rng = np.random.default_rng(2)
+    blocks = [sp.random(40, w, density=0.3, random_state=s, format="csc") * 5 + 0.0
+              for s, w in ((0, 3), (1, 5))]
+    cache = BlockCache(40, sparse=sparse, center=True)
+    for block in blocks:
+        cache.add(block if sparse else block.toarray())
+    A = np.hstack([b.toarray() for b in blocks])
+    Ac = A - A.mean(axis=0)
+    r, coef = rng.standard_normal(40), rng.standard_normal(8)
+    np.testing.assert_allclose(cache.rmatvec(r), Ac.T @ r, atol=1e-12)
+    expected = np.column_stack([Ac[:, :3] @ coef[:3], Ac[:, 3:] @ coef[3:]])
+    np.testing.assert_allclose(cache.block_products(coef), expected, atol=1e-12)
+    assert sp.issparse(cache.matrix()) == sparse

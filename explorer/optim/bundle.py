@@ -57,40 +57,40 @@ def _scales(C: float, hint: float | None) -> list[float]:
 def _cut_program(Pmat, q, beta, bounds, C, R, scale):
     """The dual (13) as a conic program in x = [a (K), θ, τ] with α = scale·a, divided by
     scale: minimise θ + Rτ − qᵀa over a ≥ 0, Σa ≤ C/scale, τ ≥ |βᵀa|,
-    θ ≥ ½·scale·‖G_t a‖² for every block t (G_t reduced to rank ≤ K)."""
+    θ ≥ ½·scale·‖G_t a‖² for every block t (G_t reduced to rank ≤ K).
+
+    The constraint matrix is assembled dense (at most K + 3 + T·(K + 2) rows of K + 2) and
+    converted once: the cut problem is solved hundreds of times per fit."""
     K = Pmat.shape[1]
     n_var = K + 2
     i_theta, i_tau = K, K + 1
     q_obj = np.concatenate([-np.asarray(q, float), [1.0, R]])
-    rows, rhs, cones = [], [], []
-
-    def add(block_rows, block_rhs, cone):
-        rows.append(block_rows)
-        rhs.append(block_rhs)
-        cones.append(cone)
-
-    add(-sp.eye(K, n_var, format="csr"), np.zeros(K), clarabel.NonnegativeConeT(K))
-    total = np.zeros((1, n_var))
-    total[0, :K] = 1.0
-    add(sp.csr_matrix(total), np.array([C / scale]), clarabel.NonnegativeConeT(1))
-    box = np.zeros((2, n_var))
-    box[0, :K], box[0, i_tau] = np.asarray(beta, float), -1.0
-    box[1, :K], box[1, i_tau] = -np.asarray(beta, float), -1.0
-    add(sp.csr_matrix(box), np.zeros(2), clarabel.NonnegativeConeT(2))
-    ranks = []
+    reduced, ranks = [], []
     for a, b in bounds:
         G = Pmat[a:b]
         if G.shape[0] > K:  # ‖Gα‖ = ‖Rα‖ for G = QR: K rows are enough
             G = np.linalg.qr(G, mode="r")
+        reduced.append(G)
         ranks.append(G.shape[0])
+    n_rows = K + 3 + sum(r + 2 for r in ranks)
+    A = np.zeros((n_rows, n_var))
+    rhs = np.zeros(n_rows)
+    A[np.arange(K), np.arange(K)] = -1.0                      # a ≥ 0
+    A[K, :K] = 1.0                                            # Σa ≤ C/scale
+    rhs[K] = C / scale
+    A[K + 1, :K], A[K + 1, i_tau] = np.asarray(beta, float), -1.0   # τ ≥ ±βᵀa
+    A[K + 2, :K], A[K + 2, i_tau] = -np.asarray(beta, float), -1.0
+    cones = [clarabel.NonnegativeConeT(K), clarabel.NonnegativeConeT(1),
+             clarabel.NonnegativeConeT(2)]
+    row = K + 3
+    for G in reduced:
         # ½‖G a‖²·scale ≤ θ  ⇔  ‖(√(2·scale) G a, θ − 1)‖ ≤ θ + 1
-        cone = np.zeros((G.shape[0] + 2, n_var))
-        cone[0, i_theta] = -1.0
-        cone[1, i_theta] = -1.0
-        cone[2:, :K] = -np.sqrt(2.0 * scale) * G
-        add(sp.csr_matrix(cone), np.concatenate([[1.0, -1.0], np.zeros(G.shape[0])]),
-            clarabel.SecondOrderConeT(G.shape[0] + 2))
-    return q_obj, sp.vstack(rows, format="csc"), np.concatenate(rhs), cones, ranks
+        A[row, i_theta] = A[row + 1, i_theta] = -1.0
+        rhs[row], rhs[row + 1] = 1.0, -1.0
+        A[row + 2:row + 2 + G.shape[0], :K] = -np.sqrt(2.0 * scale) * G
+        cones.append(clarabel.SecondOrderConeT(G.shape[0] + 2))
+        row += G.shape[0] + 2
+    return q_obj, sp.csc_matrix(A), rhs, cones, ranks
 
 
 def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds, C: float,
@@ -185,6 +185,7 @@ class BundleMaster(CachedMaster):
         self.cache = BlockCache(n_samples, sparse_cache)
         self.columns = []
         self.labelings: list[np.ndarray] = []
+        self._keys: set[bytes] = set()  # the labelings' bytes, to skip a repeated cut
         self.q: list[float] = []
         self.beta: list[float] = []
         self.Pmat = np.zeros((0, 0))
@@ -199,9 +200,9 @@ class BundleMaster(CachedMaster):
     # --------------------------------------------------------------- cuts
     def _add_cut(self, yb: np.ndarray, dlt: float) -> bool:
         key = yb.astype(np.int8)
-        for existing in self.labelings:
-            if np.array_equal(existing, key):
-                return False
+        if key.tobytes() in self._keys:
+            return False
+        self._keys.add(key.tobytes())
         self.labelings.append(key)
         self._idle = np.append(self._idle, 0)
         diff = self._diff(yb)
@@ -232,6 +233,7 @@ class BundleMaster(CachedMaster):
         if keep.size == len(self.labelings):
             return
         self.labelings = [self.labelings[i] for i in keep]
+        self._keys = {lab.tobytes() for lab in self.labelings}
         self.q = [self.q[i] for i in keep]
         self.beta = [self.beta[i] for i in keep]
         self._idle = self._idle[keep]
@@ -279,6 +281,7 @@ class BundleMaster(CachedMaster):
     def solve(self):
         from .cutting_plane import MasterSolution
 
+        stopping = self.stopping
         A = self.cache
         coef, b = self.coef.copy(), self.intercept
         best = (np.inf, coef, b)
@@ -299,7 +302,7 @@ class BundleMaster(CachedMaster):
             sol = solve_cut_problem(self.Pmat, np.array(self.q), np.array(self.beta),
                                     A.bounds, self.C, self.R, self.fit_intercept,
                                     scale_hint=self._alpha_sum)
-            gap = best[0] - sol.value
+            gap = max(best[0] - sol.value, 0.0)  # the solver may overshoot by its tolerance
             trace.append(best[0])
             gaps.append(gap)
             cuts.append(len(self.q))
@@ -314,7 +317,7 @@ class BundleMaster(CachedMaster):
             scale = max(min(best[0], self.empty_objective - sol.value),
                         1e-12 * abs(self.empty_objective))
             measure = gap / scale
-            if self.stopping.met(measure):
+            if stopping.met(measure):
                 break
         J_best, self.coef, self.intercept = best
         self.total_inner += steps

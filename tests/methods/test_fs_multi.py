@@ -317,3 +317,13 @@ def test_hamming_default_tolerance_reaches_the_svm_optimum():
 
     best = objective(svm.coef_.ravel(), b)
     assert best <= objective(est.coef_, est.intercept_) <= best * (1 + 2 * FSMulti().inner_tol)
+
+
+def test_a_cut_model_overshooting_by_the_solver_tolerance_is_a_zero_gap_not_negative():
+    """w = 0 optimal over the first block: the interior-point cut problem ends a hair above
+    the best objective; the record's certified measure is 0, not a large negative number."""
+    ds = make("digits-9vr").split(test_size=0.3, seed=0)
+    n = ds.X.shape[0]
+    est = FSMulti(B=5, C=10 * n, measure="f1", max_outer=1).fit(ds.X, ds.y)
+    assert all(0.0 <= r.inner_measure for r in est.history_)
+    assert all(np.all(r.info["inner_gaps"] >= 0) for r in est.history_)

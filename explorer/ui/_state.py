@@ -7,14 +7,12 @@ parameters and asserting on results, without a browser. The Panel layer only mir
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import queue
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
@@ -26,12 +24,13 @@ from ..data import DataError, Dataset, catalogue, entry, load
 from ..experiments import check_compatible, fit_kwargs
 from ..methods import REGISTRY, get_method
 from ..texts import explain
-from ._worker import FitRequest, FitWorker, SweepWorker, kernels_warming
+from . import _session
+from ._session import UPLOAD
+from ._sweeps import SWEEP_EVENTS, Sweeps
+from ._worker import FitRequest, FitWorker, kernels_warming
 
 log = logging.getLogger("explorer.ui")
 
-SESSION_VERSION = 1
-UPLOAD = "upload"
 BIG_DATA = 20_000_000  # n × m above which live refits start switched off
 DEFAULT_MAX_UPLOAD_MB = 50.0
 
@@ -66,12 +65,6 @@ class Update:
     sweep_reset: bool = False
 
 
-def _jsonable(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
 class ExplorerState(param.Parameterized):
     """Data, method, parameters, the running fit and the sweep of one explorer session."""
 
@@ -103,16 +96,12 @@ class ExplorerState(param.Parameterized):
         self.data: Dataset | None = None
         self.records: list = []
         self.estimator = None
-        self.sweep_frame = pd.DataFrame()
         self._events: queue.Queue = queue.Queue()
         self._worker = FitWorker(self._events) if start_worker else None
-        self._sweeper = SweepWorker(self._events)
+        self.sweeps = Sweeps(self._events)
         self._token = 0
-        self._sweep_token = 0
-        self._sweep_total = 0
         self._fit_started = 0.0
         self._pending_reset = False
-        self._pending_sweep_reset = False
         self._stopped = False
         if isinstance(dataset, Dataset):
             self._use_dataset(dataset, name=dataset.name or "dataset")
@@ -350,7 +339,7 @@ class ExplorerState(param.Parameterized):
         self._token += 1
         if self._worker is not None:
             self._worker.stop()
-        self._sweeper.cancel()
+        self.sweeps.worker.cancel()
         self.running = False
         self.paused = False
 
@@ -359,7 +348,7 @@ class ExplorerState(param.Parameterized):
         deadline = time.perf_counter() + timeout
         if self._worker is not None:
             self._worker.wait(timeout)
-        self._sweeper.wait(max(0.0, deadline - time.perf_counter()))
+        self.sweeps.worker.wait(max(0.0, deadline - time.perf_counter()))
         return self.poll()
 
     def close(self) -> None:
@@ -371,16 +360,16 @@ class ExplorerState(param.Parameterized):
     # ================================================================= events
     def poll(self) -> Update:
         """Apply the worker's events on the caller's thread; return what the views need."""
-        update = Update(reset=self._pending_reset, sweep_reset=self._pending_sweep_reset)
-        self._pending_reset = self._pending_sweep_reset = False
+        update = Update(reset=self._pending_reset, sweep_reset=self.sweeps.pending_reset)
+        self._pending_reset = self.sweeps.pending_reset = False
         failed = False
         while True:
             try:
                 event = self._events.get_nowait()
             except queue.Empty:
                 break
-            if event.kind in ("row", "sweep-done", "sweep-error"):
-                if event.token != self._sweep_token:
+            if event.kind in SWEEP_EVENTS:
+                if event.token != self.sweeps.token:
                     continue
                 self._sweep_event(event, update)
                 continue
@@ -457,75 +446,39 @@ class ExplorerState(param.Parameterized):
         self.message = text
 
     # ================================================================= sweeps
+    @property
+    def sweep_frame(self) -> pd.DataFrame:
+        return self.sweeps.frame
+
     def sweep_methods(self) -> list[str]:
-        names = [self.method] + [b for b in self.baselines if b != self.method]
-        compatible = []
-        for name in names:
-            try:
-                check_compatible(name, self.data,
-                                 self.current_params() if name == self.method else None)
-                compatible.append(name)
-            except DataError:
-                continue
-        return compatible
+        return self.sweeps.methods(self)
 
     def sweep(self, n_points: int = 8) -> bool:
         """Start the background accuracy-versus-#features sweep of the method and baselines."""
         if self.data is None:
             return False
-        from ..experiments import sweep as run_sweep
-
-        self._sweep_token += 1
-        self.sweep_frame = pd.DataFrame()
-        self._pending_sweep_reset = True
-        task = self.data.task if self.data.task != "ranking" else "regression"
-        measures = M.metrics_for(task)
-        methods = self.sweep_methods()
-        self._sweep_total = n_points * len(methods)
-        data = self.data
-        jobs = []
-        for name in methods:
-            params = dict(self.current_params()) if name == self.method else {}
-            params.pop(get_method(name).sparsity_param, None)
-            params.pop("warm_start", None)
-
-            def job(on_row, name=name, params=params):
-                run_sweep(name, data, n_points=n_points, metrics=measures,
-                          callback=on_row, **params)
-
-            jobs.append(job)
-        self.sweep_status = f"sweeping {', '.join(methods)}: 0/{self._sweep_total} points"
+        methods = self.sweeps.start(self, n_points)
+        self.sweep_status = f"sweeping {', '.join(methods)}: 0/{self.sweeps.total} points"
         self.sweep_progress = 0
-        self._sweeper.start(self._sweep_token, jobs)
         return True
 
     def _sweep_event(self, event, update: Update) -> None:
-        if event.kind == "row":
-            row = event.payload
-            update.sweep_rows.append(row)
-            self.sweep_frame = pd.concat([self.sweep_frame, pd.DataFrame([row])],
-                                         ignore_index=True)
-            done = len(self.sweep_frame)
-            self.sweep_progress = int(100 * done / max(1, self._sweep_total))
-            self.sweep_status = f"sweep: {done}/{self._sweep_total} points"
-        elif event.kind == "sweep-done":
-            self.sweep_progress = 100
-            self.sweep_status = f"sweep finished: {len(self.sweep_frame)} points"
+        status, progress, error = self.sweeps.apply(event, update)
+        self.sweep_status = status
+        if error is None:
+            self.sweep_progress = progress
         else:
-            exc, _ = event.payload
-            self.sweep_status = f"sweep failed: {exc}"
-            self.notify(f"sweep failed: {exc}", "error")
+            self.notify(error, "error")
 
     # ================================================================= results
     def _reset_results(self) -> None:
         self.records = []
         self.estimator = None
-        self.sweep_frame = pd.DataFrame()
+        self.sweeps.clear()
         self.explanation = ""
         self.n_records = 0
         self.status = "Selected: 0 features"
         self._pending_reset = True
-        self._pending_sweep_reset = True
 
     def show_estimator(self, estimator) -> None:
         """Display an already fitted estimator (Jupyter: ``ExplorerApp(estimator=est)``)."""
@@ -571,45 +524,14 @@ class ExplorerState(param.Parameterized):
 
     # ================================================================= URL + sessions
     def to_query(self) -> dict[str, str]:
-        """The URL query of this view: dataset, its knobs, method and non-default params."""
-        query: dict[str, str] = {"dataset": self.dataset if self.dataset != UPLOAD
-                                 else (self.upload_name or UPLOAD)}
-        for k, v in self.dataset_params.items():
-            query[f"data.{k}"] = str(v)
-        query["method"] = self.method
-        defaults = {s.name: s.default for s in self.method_specs()}
-        for k, v in self.method_params.items():
-            if k in defaults and v != defaults[k]:
-                query[k] = str(v)
-        return query
+        return _session.to_query(self)
 
     def query_string(self) -> str:
-        return "?" + urlencode(self.to_query())
+        return _session.query_string(self)
 
     def from_query(self, query: dict[str, Any], *, fit: bool = True) -> list[str]:
         """Apply a URL query (values may be strings or one-element lists); returns problems."""
-        flat = {k: (v[0] if isinstance(v, (list, tuple)) else v) for k, v in query.items()}
-        flat = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in flat.items()}
-        problems = []
-        method = flat.pop("method", None)
-        dataset = flat.pop("dataset", None)
-        data_params = {k[5:]: flat.pop(k) for k in list(flat) if k.startswith("data.")}
-        with param.parameterized.discard_events(self):
-            if method is not None:
-                if method in REGISTRY:
-                    self.method = method
-                else:
-                    problems.append(f"unknown method {method!r}")
-            if dataset is not None:
-                if dataset in available_datasets():
-                    self.dataset = dataset
-                else:
-                    problems.append(f"unknown dataset {dataset!r}")
-        self.method_params = {}
-        self.dataset_params = _parse_specs(self.dataset_specs(), data_params,
-                                           f"dataset {self.dataset!r}", problems)
-        self.method_params = _parse_specs(self.method_specs(), flat, self.method, problems)
-        self.load()
+        problems = _session.apply_query(self, query, available=available_datasets())
         if problems:
             self.notify("Ignored in the URL: " + "; ".join(problems), "warning")
         if fit and self.live:
@@ -617,33 +539,7 @@ class ExplorerState(param.Parameterized):
         return problems
 
     def export_session(self) -> dict:
-        """Dataset, method and parameters as JSON-ready data (``explorer run`` reads it)."""
-        return {
-            "explorer_session": SESSION_VERSION,
-            "dataset": self.dataset if self.dataset != UPLOAD else self.upload_name,
-            "dataset_params": {k: _jsonable(v) for k, v in self.dataset_params.items()},
-            "label": self.label_column,
-            "method": self.method,
-            "params": {k: _jsonable(v) for k, v in self.current_params().items()},
-            "metric": self.metric,
-            "baselines": list(self.baselines),
-        }
+        return _session.export_session(self)
 
     def export_json(self) -> str:
-        return json.dumps(self.export_session(), indent=2)
-
-
-def _parse_specs(specs, texts: dict, owner: str, problems: list) -> dict:
-    """Parse URL texts by their parameter specs; unknown names and bad values go to
-    ``problems`` (named) and are left out."""
-    by_name = {spec.name: spec for spec in specs}
-    values = {}
-    for name, text in texts.items():
-        if name not in by_name:
-            problems.append(f"{owner} has no parameter {name!r}")
-            continue
-        try:
-            values[name] = by_name[name].parse(text)
-        except ValueError as exc:
-            problems.append(f"{name}: {exc}")
-    return values
+        return _session.export_json(self)

@@ -10,6 +10,7 @@ from .base import (
     register,
 )
 from .baselines import L1SVM, FisherSVM, L1LogReg, LassoSelector, RFESelector
+from .best_subset import Abess, AbessRegressor
 from .fgm import FGM
 from .fs_manifold import FSManifold
 from .fs_multi import FSMulti
@@ -17,7 +18,8 @@ from .fsa import FSA
 from .grfl import GrFL
 
 __all__ = [
-    "FGM", "FSA", "FSManifold", "FSMulti", "GrFL", "L1SVM", "REGISTRY", "BaseSelector", "FisherSVM",
+    "Abess", "AbessRegressor", "FGM", "FSA", "FSManifold", "FSMulti", "GrFL", "L1SVM",
+    "REGISTRY", "BaseSelector", "FisherSVM",
     "IterationRecord", "L1LogReg", "LassoSelector", "ParamSpec", "RFESelector", "Recorder",
     "get_method", "register",
 ]

@@ -28,7 +28,8 @@ import scipy.sparse as sp
 
 from .._params import ParamSpec
 from ..features import BinnedSpace, LinearSpace, Poly2Space
-from ..optim import LOSSES, L12Master, OuterStep, cutting_plane
+from ..optim import LOSSES, L12Master, OuterStep, Stopping, cutting_plane
+from ..optim.refine import OVERSELECT, prune_and_refit
 from ._cutting import block_record_info, linear_coef
 from .base import BaseSelector, Recorder, register
 
@@ -74,6 +75,12 @@ class FGM(BaseSelector):
     warm_start : bool
         Refit from the previous solution: its selected candidates become the first blocks
         (re-chunked by the new B) with their weights as the starting point.
+    refine : {None, "auto"}
+        None: the paper's algorithm. "auto": a best-subset refinement at the same number of
+        features — the ℓ1² path is grown with blocks of ⌈1.5·B⌉, the k = round(selected·B/⌈1.5B⌉)
+        features of largest backward sacrifice ½h_j w_j² are kept (abess's splicing measure)
+        and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4); one more
+        record shows the pruned set. Linear features only.
     """
 
     display_name = "FGM"
@@ -111,6 +118,9 @@ class FGM(BaseSelector):
                   when={"feature_map": ("binned",)}),
         ParamSpec("warm_start", "warm start", False, "bool",
                   help="refit from the previous solution"),
+        ParamSpec("refine", "refine", None, "choice", choices=(None, "auto"), nullable=True,
+                  help="best-subset refinement: grow past k, keep the k of largest "
+                       "sacrifice, refit"),
     )
 
     def __init__(self, B: int = 10, C: float = 10.0, loss: str = "squared_hinge",
@@ -118,7 +128,7 @@ class FGM(BaseSelector):
                  max_inner: int = 2000, fit_intercept: bool = True, groups=None,
                  group_weights=None, feature_scaling: str | None = None,
                  feature_map: str | None = None, poly_gamma: float = 1.0, poly_r: float = 1.0,
-                 n_bins: int = 8, warm_start: bool = False):
+                 n_bins: int = 8, warm_start: bool = False, refine: str | None = None):
         self.B = B
         self.C = C
         self.loss = loss
@@ -135,11 +145,16 @@ class FGM(BaseSelector):
         self.poly_r = poly_r
         self.n_bins = n_bins
         self.warm_start = warm_start
+        self.refine = refine
 
     # ------------------------------------------------------------------ setup
     def _check_params(self) -> None:
         if self.feature_map is not None and (self.groups is not None or self.feature_scaling):
             raise ValueError("feature_map cannot be combined with groups or feature_scaling")
+        if self.refine is not None and (self.feature_map is not None or
+                                        self.groups is not None):
+            raise ValueError("refine='auto' works on single linear features: it cannot be "
+                             "combined with feature_map or groups")
 
     def _make_space(self, X, groups):
         if self.feature_map == "poly2":
@@ -164,11 +179,12 @@ class FGM(BaseSelector):
         master.tau = tau0
         self._master = master
         previously = set()
+        B = self._grown_B()
 
         def on_step(step: OuterStep) -> bool:
             self._update_model(space, master)
             sol = step.solution
-            info = block_record_info(space, step, previously, int(self.B))
+            info = block_record_info(space, step, previously, B)
             info.update({
                 "n_generated": int(self._n_generated),
                 "converged_inner": bool(sol.info.get("converged", False)),
@@ -180,17 +196,51 @@ class FGM(BaseSelector):
                                  upper=step.upper, inner_measure=sol.info.get("inner_gap"),
                                  info=info)
 
-        result = cutting_plane(space, master, B=int(self.B), max_outer=int(self.max_outer),
+        result = cutting_plane(space, master, B=B, max_outer=int(self.max_outer),
                                tol=float(self.tol), on_step=on_step,
-                               initial_blocks=initial_blocks, context=int(self.B))
+                               initial_blocks=initial_blocks, context=B)
         self._update_model(space, master)
         self.stop_reason_ = result.stop_reason
         self._check_certificate(result, master, recorder)
+        if self.refine is not None and not recorder.should_stop and self.support_.any():
+            self._prune_and_refit(X, y, result, recorder, B)
         self.lower_bound_ = result.lower
         self.upper_bound_ = result.upper
         self.n_passes_ = int(space.passes)
         self.n_outer_ = int(result.n_outer)
         self._warm = self._warm_state(master)
+
+    def _grown_B(self) -> int:
+        """Block size of the outer loop: B, or ⌈1.5·B⌉ when refining (grown past k)."""
+        if self.refine is None:
+            return int(self.B)
+        return int(np.ceil(OVERSELECT * int(self.B)))
+
+    def _prune_and_refit(self, X, y, result, recorder: Recorder, B_grown: int) -> None:
+        """refine='auto': keep the k features of largest sacrifice, refit, one more record."""
+        before = self.selected_features_
+        k = max(1, int(round(before.size * int(self.B) / B_grown)))
+        margins = self.decision_function(X)
+        stopping = Stopping(float(self.inner_tol) ** 2, int(self.max_inner))
+        kept, weights, intercept, res = prune_and_refit(
+            X, y, LOSSES[self.loss](), float(self.C), before, self.coef_, margins, k,
+            fit_intercept=self.fit_intercept, stopping=stopping,
+            interrupt=recorder.interrupted)
+        coef = np.zeros(self.n_features_in_)
+        coef[kept] = weights
+        self.coef_, self.intercept_ = coef, intercept
+        self.support_ = coef != 0
+        self.refined_from_ = before
+        self.inner_measure_ = float(res.measure)
+        recorder.emit(objective=res.objective, n_selected=int(self.support_.sum()),
+                      selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
+                      inner_measure=res.measure,
+                      info={"refine": "auto", "before": before,
+                            "pruned": np.setdiff1d(before, kept), "inner_objective":
+                            np.asarray(res.trace, dtype=float), "B": int(self.B),
+                            "stop_reason": f"refined: kept {kept.size} of {before.size} "
+                                           "features by their sacrifice, refit",
+                            "weights": coef[self.support_]})
 
     def _check_certificate(self, result, master: L12Master, recorder: Recorder) -> None:
         """``inner_measure_``: the last master's relative duality gap; a ConvergenceWarning

@@ -313,3 +313,63 @@ def test_a_callback_with_a_warning_method_receives_the_warning(digits38):
 
     FGM(B=4, C=1.0, max_inner=20).fit(digits38.X, digits38.y, callback=Listener())
     assert len(got) == 1 and "not certified" in got[0]
+
+
+# ----------------------------------------------------------------------------- refine
+def _decoy_problem(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((120, 8))
+    X[:, 5] = X[:, 2] + 0.3 * rng.standard_normal(120)  # a correlated decoy of feature 2
+    s = 1.5 * X[:, 2] - 1.0 * X[:, 6]
+    return X, np.where(s + 0.8 * rng.standard_normal(120) > 0, 1, -1)
+
+
+def _best_pair(X, y, C):
+    """Exhaustive search over the 28 restricted ℓ2 SVMs (scikit-learn's LinearSVC, whose
+    ½‖w‖² + c Σ ξ² is FGM's with c = C/2)."""
+    best = None
+    for cols in itertools.combinations(range(X.shape[1]), 2):
+        svm = LinearSVC(C=C / 2, fit_intercept=False, dual=False, tol=1e-10, max_iter=100000)
+        w = svm.fit(X[:, cols], y).coef_.ravel()
+        xi = np.maximum(0.0, 1.0 - y * (X[:, cols] @ w))
+        J = 0.5 * w @ w + 0.5 * C * xi @ xi
+        if best is None or J < best[0]:
+            best = (J, set(cols), w)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_refine_finds_the_brute_force_best_pair(seed):
+    """k = 2 of 8 features: FGM(refine='auto') grows to 4, prunes by sacrifice and refits;
+    the pair and its weights are the exhaustive search's (the decoy is chosen when it is
+    the better pair)."""
+    X, y = _decoy_problem(seed)
+    fgm = FGM(B=1, C=1.0, max_outer=2, fit_intercept=False, refine="auto").fit(X, y)
+    J, pair, w = _best_pair(X, y, 1.0)
+    assert set(fgm.selected_features_) == pair
+    np.testing.assert_allclose(fgm.coef_[sorted(pair)], w, rtol=1e-4, atol=1e-6)
+    assert fgm.n_selected_ == 2 and set(pair) <= set(fgm.refined_from_)
+
+
+def test_refine_records_the_pruned_set_and_keeps_the_paper_path_unchanged(digits38):
+    paper = FGM(B=3).fit(digits38.X, digits38.y)
+    refined = FGM(B=3, refine="auto").fit(digits38.X, digits38.y)
+    last = refined.history_[-1]
+    assert last.info["refine"] == "auto" and last.n_selected == refined.n_selected_
+    assert set(last.selected) | set(last.info["pruned"]) == set(last.info["before"])
+    assert all("refine" not in r.info for r in paper.history_)
+    assert refined.history_[-2].info["B"] == 5  # the path grown with blocks of ⌈1.5·B⌉
+    assert refined.score(digits38.X_test, digits38.y_test) > 0.9
+
+
+def test_refine_on_sparse_input_equals_dense(easy_sparse):
+    X, y = easy_sparse
+    dense = FGM(B=4, refine="auto").fit(X.toarray(), y)
+    sparse = FGM(B=4, refine="auto").fit(X, y)
+    np.testing.assert_array_equal(dense.selected_features_, sparse.selected_features_)
+    np.testing.assert_allclose(dense.coef_, sparse.coef_, rtol=1e-5, atol=1e-7)
+
+
+def test_refine_with_a_feature_map_is_a_clear_error(digits38):
+    with pytest.raises(ValueError, match="refine='auto' works on single linear features"):
+        FGM(B=2, refine="auto", feature_map="poly2").fit(digits38.X, digits38.y)

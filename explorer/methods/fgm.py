@@ -81,6 +81,9 @@ class FGM(BaseSelector):
         features of largest backward sacrifice ½h_j w_j² are kept (abess's splicing measure)
         and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4); one more
         record shows the pruned set. Linear features only.
+    k : int or None
+        With ``refine="auto"``: the number of features wanted. The path is grown until it
+        holds ⌈1.5·k⌉ features (or the loop ends), then pruned to k.
     """
 
     display_name = "FGM"
@@ -121,6 +124,9 @@ class FGM(BaseSelector):
         ParamSpec("refine", "refine", None, "choice", choices=(None, "auto"), nullable=True,
                   help="best-subset refinement: grow past k, keep the k of largest "
                        "sacrifice, refit"),
+        ParamSpec("k", "k (refine)", None, "int", 1, 10**7, log=True, nullable=True,
+                  bound="n_features", when={"refine": ("auto",)},
+                  help="features kept by the refinement (None: the paper's count at B)"),
     )
 
     def __init__(self, B: int = 10, C: float = 10.0, loss: str = "squared_hinge",
@@ -128,7 +134,8 @@ class FGM(BaseSelector):
                  max_inner: int = 2000, fit_intercept: bool = True, groups=None,
                  group_weights=None, feature_scaling: str | None = None,
                  feature_map: str | None = None, poly_gamma: float = 1.0, poly_r: float = 1.0,
-                 n_bins: int = 8, warm_start: bool = False, refine: str | None = None):
+                 n_bins: int = 8, warm_start: bool = False, refine: str | None = None,
+                 k: int | None = None):
         self.B = B
         self.C = C
         self.loss = loss
@@ -146,6 +153,7 @@ class FGM(BaseSelector):
         self.n_bins = n_bins
         self.warm_start = warm_start
         self.refine = refine
+        self.k = k
 
     # ------------------------------------------------------------------ setup
     def _check_params(self) -> None:
@@ -155,6 +163,8 @@ class FGM(BaseSelector):
                                         self.groups is not None):
             raise ValueError("refine='auto' works on single linear features: it cannot be "
                              "combined with feature_map or groups")
+        if self.k is not None and self.refine is None:
+            raise ValueError("k is the refinement's number of features: set refine='auto'")
 
     def _make_space(self, X, groups):
         if self.feature_map == "poly2":
@@ -180,6 +190,7 @@ class FGM(BaseSelector):
         self._master = master
         previously = set()
         B = self._grown_B()
+        grown_to = int(np.ceil(OVERSELECT * int(self.k))) if self.k is not None else None
 
         def on_step(step: OuterStep) -> bool:
             self._update_model(space, master)
@@ -190,18 +201,26 @@ class FGM(BaseSelector):
                 "converged_inner": bool(sol.info.get("converged", False)),
                 "weights": self.coef_[self.support_],
             })
-            return recorder.emit(objective=sol.objective, n_selected=int(self.support_.sum()),
-                                 selected=np.flatnonzero(self.support_),
-                                 inner_steps=sol.inner_steps, lower=step.lower,
-                                 upper=step.upper, inner_measure=sol.info.get("inner_gap"),
-                                 info=info)
+            go_on = recorder.emit(objective=sol.objective, n_selected=int(self.support_.sum()),
+                                  selected=np.flatnonzero(self.support_),
+                                  inner_steps=sol.inner_steps, lower=step.lower,
+                                  upper=step.upper, inner_measure=sol.info.get("inner_gap"),
+                                  info=info)
+            if grown_to is not None and self.support_.sum() >= grown_to:
+                return False  # enough features to prune from
+            return go_on
 
         result = cutting_plane(space, master, B=B, max_outer=int(self.max_outer),
                                tol=float(self.tol), on_step=on_step,
                                initial_blocks=initial_blocks, context=B)
         self._update_model(space, master)
         self.stop_reason_ = result.stop_reason
-        self._check_certificate(result, master, recorder)
+        if grown_to is not None and not recorder.should_stop and \
+                self.support_.sum() >= grown_to:
+            # the path's last master only chose blocks: the refit below is the certified one
+            self.stop_reason_ = f"grown to {int(self.support_.sum())} ≥ 1.5·k features"
+        else:
+            self._check_certificate(result, master, recorder)
         if self.refine is not None and not recorder.should_stop and self.support_.any():
             self._prune_and_refit(X, y, result, recorder, B)
         self.lower_bound_ = result.lower
@@ -219,7 +238,8 @@ class FGM(BaseSelector):
     def _prune_and_refit(self, X, y, result, recorder: Recorder, B_grown: int) -> None:
         """refine='auto': keep the k features of largest sacrifice, refit, one more record."""
         before = self.selected_features_
-        k = max(1, int(round(before.size * int(self.B) / B_grown)))
+        k = int(self.k) if self.k is not None else \
+            max(1, int(round(before.size * int(self.B) / B_grown)))
         margins = self.decision_function(X)
         stopping = Stopping(float(self.inner_tol) ** 2, int(self.max_inner))
         kept, weights, intercept, res = prune_and_refit(
@@ -232,6 +252,11 @@ class FGM(BaseSelector):
         self.support_ = coef != 0
         self.refined_from_ = before
         self.inner_measure_ = float(res.measure)
+        # 1e-8: the one-block gap's float64 floor (coefficients then within 1e-4)
+        if res.measure > max(stopping.tol, 1e-8) and not recorder.should_stop:
+            recorder.warn(f"FGM's refit on the {kept.size} kept features stopped at a "
+                          f"relative duality gap of {res.measure:.2g} (asked: "
+                          f"{stopping.tol:.2g}): its weights are not certified.")
         recorder.emit(objective=res.objective, n_selected=int(self.support_.sum()),
                       selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
                       inner_measure=res.measure,

@@ -373,3 +373,11 @@ def test_refine_on_sparse_input_equals_dense(easy_sparse):
 def test_refine_with_a_feature_map_is_a_clear_error(digits38):
     with pytest.raises(ValueError, match="refine='auto' works on single linear features"):
         FGM(B=2, refine="auto", feature_map="poly2").fit(digits38.X, digits38.y)
+
+
+def test_refine_to_k_keeps_exactly_k(digits38):
+    fgm = FGM(B=2, refine="auto", k=7).fit(digits38.X, digits38.y)
+    assert fgm.n_selected_ == 7 and fgm.refined_from_.size >= 11
+    assert fgm.history_[-1].inner_measure <= 3e-5 ** 2
+    with pytest.raises(ValueError, match="set refine='auto'"):
+        FGM(k=5).fit(digits38.X, digits38.y)

@@ -218,3 +218,28 @@ def test_centred_cache_products_are_those_of_the_centred_columns(sparse):
     expected = np.column_stack([Ac[:, :3] @ coef[:3], Ac[:, 3:] @ coef[3:]])
     np.testing.assert_allclose(cache.block_products(coef), expected, atol=1e-12)
     assert sp.issparse(cache.matrix()) == sparse
+
+
+@pytest.mark.parametrize("loss_name", ["squared_hinge", "logistic"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_newton_refit_equals_the_conic_reference_on_badly_scaled_columns(loss_name,
+                                                                         fit_intercept):
+    """The restricted ℓ2 model by Newton's method on raw-pixel-like scales (0…16, uncentred),
+    where first-order steps need thousands of iterations: the conic solver's objective and
+    weights, and a certified gap."""
+    from explorer.optim.losses import make_loss
+    from explorer.optim.refine import restricted_fit
+    from explorer.optim.stopping import Stopping
+    from tests.reference_solvers import l12_master_reference
+
+    rng = np.random.default_rng(5)
+    X = np.floor(16 * rng.random((80, 6)) ** 2)
+    y = np.where(X[:, 0] - X[:, 1] + 4 * rng.standard_normal(80) > 0, 1.0, -1.0)
+    coef, b, res = restricted_fit(X, np.arange(6), y, make_loss(loss_name), 10.0,
+                                  fit_intercept=fit_intercept, stopping=Stopping(1e-10, 100))
+    omegas, b_ref, obj_ref = l12_master_reference([X], y, 10.0, loss=loss_name,
+                                                  fit_intercept=fit_intercept)
+    assert res.objective == pytest.approx(obj_ref, rel=1e-6)
+    np.testing.assert_allclose(coef, omegas[0], rtol=1e-3, atol=1e-5)
+    assert b == pytest.approx(b_ref, abs=1e-3)
+    assert res.measure <= 1e-8

@@ -1,0 +1,154 @@
+"""FGM against best-subset selection (abess) at the same number of features k.
+
+Sections (``--only`` takes a comma list):
+  synthetic  FGM's designs (Tan et al. Figs. 2/6): 4,096 × 4,096 Types I/II/III at B = 4/8/16
+             (k ≈ 60/120/240) and 4,096 × 65,536 Type I float32 at B = 10 (k ≈ 150): test
+             accuracy, true features found (of 400) and fit time for FGM (paper), FGM
+             (refine="auto"), abess and ℓ1-SVM (C bisected to k); medians over ``--seeds``.
+  real       digits 9-vs-rest (64 pixels) and the sparse text-like set (5 % positives) at
+             k ∈ {10, 20, 50}: accuracy and F1 for the same four methods.
+  fsa        FSA against abess on FSA's simulations (Barbu et al. Table 2, N ∈ {300, 1,000},
+             M = 1,000, k = 10): all found %, PCD, AUC and time over ``--runs`` seeds.
+
+k for abess and ℓ1-SVM is FGM(refine="auto")'s number of features (the paper's FGM at the same
+B selects the same or nearly the same number; it is shown).
+
+Run: ``.venv/bin/python benchmarks/bench_best_subset.py`` (``--quick`` for a smoke run).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+from _common import Table
+from _common import run as run_benchmark
+
+from explorer import FGM, FSA
+from explorer.data import make, make_fgm_linear, make_fsa_correlated
+from explorer.methods import L1SVM, Abess
+from explorer.metrics import auc, f1, recovery
+
+
+def _timed(factory, X, y):
+    start = time.perf_counter()
+    est = factory().fit(X, y)
+    return est, time.perf_counter() - start
+
+
+def _four(X, y, B, k=None):
+    """FGM (paper), FGM (refine), abess and ℓ1-SVM at the refined FGM's k (or the given k,
+    which the refinement then targets)."""
+    out = {}
+    out["FGM"] = _timed(lambda: FGM(B=B), X, y)
+    out["FGM refine"] = _timed(lambda: FGM(B=B, refine="auto", k=k), X, y)
+    k = out["FGM refine"][0].n_selected_
+    out["abess"] = _timed(lambda: Abess(k=k), X, y)
+    C = L1SVM(k=k).fit(X, y).C_  # bisection to k, then one timed fit at that C
+    out["ℓ1-SVM"] = _timed(lambda: L1SVM(C=C), X, y)
+    return k, out
+
+
+def section_synthetic(args, tables):
+    n = 1024 if args.quick else 4096
+    designs = [(w, n, B) for w in ("I", "II", "III") for B in (4, 8, 16)]
+    designs.append(("I", 4 * n if args.quick else 65536, 10))
+    seeds = 1 if args.quick else args.seeds
+    table = Table(f"Best subset at matched k (medians over {seeds} seeds; test accuracy, true "
+                  "features found of 400, fit seconds)",
+                  ["design", "B", "k (paper k)", "FGM acc", "FGM refine acc", "abess acc",
+                   "ℓ1-SVM acc", "found FGM / refine / abess", "FGM s", "refine s",
+                   "abess s", "abess / refine time"])
+    for weighting, m, B in designs:
+        rows = []
+        for seed in range(seeds):
+            dtype = np.float32 if m > 8192 else np.float64
+            ds = make_fgm_linear(n, m, 400, weighting, n_test=n, dtype=dtype, seed=seed)
+            k, out = _four(ds.X, ds.y, B)
+            rows.append({
+                "k": k, "paper_k": out["FGM"][0].n_selected_,
+                **{f"{name} acc": est.score(ds.X_test, ds.y_test)
+                   for name, (est, _) in out.items()},
+                **{f"{name} found": recovery(est.selected_features_, ds.truth)["found"]
+                   for name, (est, _) in out.items()},
+                **{f"{name} s": t for name, (_, t) in out.items()},
+            })
+            print(weighting, m, B, seed, {key: round(v, 3) for key, v in rows[-1].items()},
+                  flush=True)
+
+        def med(key, rows=rows):
+            return statistics.median(r[key] for r in rows)
+
+        table.add(f"{n:,} × {m:,} {weighting}", B, f"{int(med('k'))} ({int(med('paper_k'))})",
+                  med("FGM acc"), med("FGM refine acc"), med("abess acc"), med("ℓ1-SVM acc"),
+                  f"{int(med('FGM found'))} / {int(med('FGM refine found'))} / "
+                  f"{int(med('abess found'))}",
+                  med("FGM s"), med("FGM refine s"), med("abess s"),
+                  med("abess s") / med("FGM refine s"))
+        del ds
+    tables.append(table)
+
+
+def section_real(args, tables):
+    table = Table("Real data at k features (test accuracy / F1 of the positive class; the "
+                  "paper's FGM at B = k/5 with its own count in parentheses; FGM refine with "
+                  "B = k/5 and k)",
+                  ["data", "k", "FGM (paper)", "FGM refine", "abess", "ℓ1-SVM", "refine s",
+                   "abess s"])
+    sets = [("digits 9-vs-rest", make("digits-9vr").split(test_size=0.3, seed=0)),
+            ("text-like (sparse)", make("text-like").split(test_size=0.3, seed=0))]
+    for name, ds in sets:
+        for target in (10, 20, 50):
+            B = max(1, target // 5)
+            k, out = _four(ds.X, ds.y, B, k=target)
+
+            def cell(est, ds=ds):
+                return (f"{est.score(ds.X_test, ds.y_test):.3f} / "
+                        f"{f1(ds.y_test, est.predict(ds.X_test)):.3f}")
+
+            paper = out["FGM"][0]
+            table.add(name, k, f"{cell(paper)} ({paper.n_selected_})",
+                      *(cell(out[key][0]) for key in ("FGM refine", "abess", "ℓ1-SVM")),
+                      out["FGM refine"][1], out["abess"][1])
+            print(name, target, k, flush=True)
+    tables.append(table)
+
+
+def section_fsa(args, tables):
+    runs = 5 if args.quick else args.runs
+    table = Table(f"FSA vs abess on FSA's simulations (M = 1,000, δ = 0.9, k = 10, {runs} runs; "
+                  "DR: all 10 true features found)",
+                  ["N", "method", "DR %", "PCD %", "test AUC", "median s"])
+    for N in (300, 1000):
+        stats = {name: {"dr": [], "pcd": [], "auc": [], "t": []} for name in ("FSA", "abess")}
+        for run in range(runs):
+            ds = make_fsa_correlated(N, 1000, k_star=10, n_test=2000, seed=1000 * run + N + 10)
+            for name, factory in (("FSA", lambda: FSA(k=10)), ("abess", lambda: Abess(k=10))):
+                est, t = _timed(factory, ds.X, ds.y)
+                rec = recovery(est.selected_features_, ds.truth)
+                s = stats[name]
+                s["dr"].append(rec["all_found"])
+                s["pcd"].append(rec["percent_found"])
+                s["auc"].append(auc(ds.y_test, est.decision_function(ds.X_test)))
+                s["t"].append(t)
+        for name, s in stats.items():
+            table.add(N, name, 100 * np.mean(s["dr"]), np.mean(s["pcd"]), np.mean(s["auc"]),
+                      statistics.median(s["t"]))
+    tables.append(table)
+
+
+def main():
+    FGM(B=2).fit(np.random.default_rng(0).normal(size=(40, 6)), np.arange(40) % 2)  # JIT warm
+    FSA(k=2).fit(np.random.default_rng(0).normal(size=(40, 6)), np.arange(40) % 2)
+
+    def more(p):
+        p.add_argument("--seeds", type=int, default=3, help="seeds per synthetic row")
+        p.add_argument("--runs", type=int, default=20, help="runs per FSA row")
+
+    run_benchmark("best_subset", __doc__, [("synthetic", section_synthetic),
+                                           ("real", section_real), ("fsa", section_fsa)], more)
+
+
+if __name__ == "__main__":
+    main()

@@ -27,6 +27,7 @@ SUITS = {
     "fgm": "digits-3v8", "fs-multi": "digits-3v8", "grfl": "xor", "fsa": "fsa-correlated",
     "fs-manifold": "digits-3v8-semi", "l1-svm": "digits-3v8", "l1-logreg": "digits-3v8",
     "rfe": "digits-3v8", "fisher": "digits-3v8", "lasso": "fsa-regression",
+    "abess": "digits-3v8", "abess-reg": "fsa-regression",
 }
 
 FIGURE = """title => {

@@ -36,8 +36,9 @@ from sklearn.svm import SVC
 
 from .._params import ParamSpec
 from ..kernels import xts
-from ..optim.level import level_projection, lower_bound
+from ..optim.level import LevelStep, level_method
 from ..optim.manifold import knn_graph, laplacian, manifold_kernel
+from ..optim.stopping import Stopping
 from .base import BaseSelector, Recorder, register
 
 TAU_GRID = tuple(round(0.1 * i, 1) for i in range(10))
@@ -162,51 +163,43 @@ class FSManifold(BaseSelector):
 
     # ------------------------------------------------------------------ Alg. 2
     def _level_method(self, X, Y, H, tau, rho, m, recorder):
-        d = X.shape[1]
-        p = np.full(d, m / d)
-        cuts_c, cuts_g = [], []
-        upper, lower = np.inf, -np.inf
-        best_p = p
+        """Alg. 2 by :func:`explorer.optim.level.level_method`; the oracle at p solves one SVM
+        dual per class on the kernel (1−τ)²K_p + (τ²/ρ)H and returns its cut."""
         a2, b2 = (1.0 - tau) ** 2, tau**2 / rho
-        for _ in range(int(self.max_iter)):
+
+        def oracle(p):
             K_p = _weighted_gram(X, p)
             M = a2 * K_p + b2 * H
-            value, c, g, alphas = 0.0, 0.0, np.zeros(d), []
+            value, c, g = 0.0, 0.0, np.zeros(X.shape[1])
             for k in range(Y.shape[1]):
                 yk = Y[:, k]
                 alpha = _svm_dual(M, yk, float(self.C))
                 s = alpha * yk
-                quad_H = float(s @ H @ s)
                 v = xts(X, s)                      # X_lᵀ(α∘y): the shared scorer
                 g_k = 0.5 * a2 * v * v
-                c_k = float(alpha.sum()) - 0.5 * b2 * quad_H
+                c_k = float(alpha.sum()) - 0.5 * b2 * float(s @ H @ s)
                 value += c_k - float(g_k @ p)
                 c += c_k
                 g += g_k
-                alphas.append(alpha)
-            cuts_c.append(c)
-            cuts_g.append(g)
-            if value < upper:
-                upper, best_p = value, p.copy()
-            lb, _ = lower_bound(np.array(cuts_c), np.vstack(cuts_g), m)
-            lower = max(lower, lb)
-            gap = upper - lower
             ratio = b2 * float(np.trace(H)) / max(a2 * float(K_p.trace()), 1e-300) \
                 if a2 > 0 else np.inf
-            self._store(best_p, m)
-            top = np.argsort(-best_p, kind="stable")[:m]
-            go_on = recorder.emit(
-                objective=value, n_selected=m, selected=np.sort(top), inner_steps=1,
-                lower=lower, upper=upper,
-                info={"gap": gap, "manifold_ratio": ratio, "tau": tau, "rho": rho,
-                      "p_top": best_p[top].copy(), "weights": best_p[np.sort(top)],
-                      "level": self.level * upper + (1 - self.level) * lower})
-            if not go_on or gap <= self.tol * max(abs(upper), 1e-12):
-                break
-            ell = self.level * upper + (1.0 - self.level) * lower
-            p = level_projection(p, np.array(cuts_c), np.vstack(cuts_g), ell, m)
-        self.p_ = best_p
-        self.lower_bound_, self.upper_bound_ = lower, upper
+            return value, c, g, ratio
+
+        def on_step(step: LevelStep) -> bool:
+            self._store(step.best_p, m)
+            top = np.argsort(-step.best_p, kind="stable")[:m]
+            return recorder.emit(
+                objective=step.value, n_selected=m, selected=np.sort(top), inner_steps=1,
+                lower=step.lower, upper=step.upper, inner_measure=step.measure,
+                info={"gap": step.upper - step.lower, "manifold_ratio": step.extra,
+                      "tau": tau, "rho": rho, "p_top": step.best_p[top].copy(),
+                      "weights": step.best_p[np.sort(top)], "level": step.level})
+
+        result = level_method(oracle, X.shape[1], m, level=float(self.level),
+                              stopping=Stopping(float(self.tol), int(self.max_iter)),
+                              on_step=on_step)
+        self.p_ = result.best_p
+        self.lower_bound_, self.upper_bound_ = result.lower, result.upper
 
     def _store(self, p, m):
         top = np.argsort(-p, kind="stable")[:m]

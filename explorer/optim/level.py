@@ -13,8 +13,69 @@ The cutting-plane model is g(p) = max_j (c_j − G_j·p) (each cut is the object
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.optimize import linprog, minimize
+
+from .stopping import Stopping, relative_gap
+
+
+@dataclass
+class LevelStep:
+    """One iteration of the level method, as the loop reports it."""
+
+    iteration: int
+    p: np.ndarray          # the point the oracle was called at
+    value: float           # the objective there (an upper bound)
+    best_p: np.ndarray     # the best point so far
+    lower: float
+    upper: float
+    measure: float         # (upper − lower)/|upper|
+    level: float           # the level ℓ of the next projection
+    extra: object = None   # whatever the oracle returned beside its cut
+
+
+@dataclass
+class LevelResult:
+    best_p: np.ndarray
+    lower: float
+    upper: float
+    n_iter: int
+    converged: bool
+
+
+def level_method(oracle: Callable, d: int, m: float, *, level: float, stopping: Stopping,
+                 on_step: Callable[[LevelStep], bool]) -> LevelResult:
+    """Minimise a convex g(p) = max over cuts (c − G·p) over P = {0 ≤ p ≤ 1, Σp = m} by the
+    level method (FS-Manifold Alg. 2): call ``oracle(p) -> (value, c, G, extra)`` (the
+    objective at p and its cut), bound the optimum below by the cut model's minimum (an LP),
+    stop when the relative gap is at most ``stopping.tol`` or after ``stopping.max_iter``
+    oracle calls, else project p onto the level set at ``level``·upper + (1 − level)·lower.
+    ``on_step`` sees every iteration and may stop the loop by returning False."""
+    p = np.full(d, m / d)
+    cuts_c, cuts_g = [], []
+    upper, lower = np.inf, -np.inf
+    best_p = p
+    converged = False
+    it = 0
+    for it in range(1, stopping.max_iter + 1):
+        value, c, g, extra = oracle(p)
+        cuts_c.append(c)
+        cuts_g.append(g)
+        if value < upper:
+            upper, best_p = value, p.copy()
+        lb, _ = lower_bound(np.array(cuts_c), np.vstack(cuts_g), m)
+        lower = max(lower, lb)
+        measure = relative_gap(upper, lower)
+        ell = level * upper + (1.0 - level) * lower
+        converged = stopping.met(measure)
+        go_on = on_step(LevelStep(it, p, value, best_p, lower, upper, measure, ell, extra))
+        if not go_on or converged:
+            break
+        p = level_projection(p, np.array(cuts_c), np.vstack(cuts_g), ell, m)
+    return LevelResult(best_p, lower, upper, it, converged)
 
 
 def project_capped_simplex(v: np.ndarray, m: float, iters: int = 100) -> np.ndarray:

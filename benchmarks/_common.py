@@ -63,6 +63,18 @@ def median_time(fn, repeats: int = 3):
     return statistics.median(times), result
 
 
+def add_recovery(stats: dict, est, ds, elapsed: float) -> None:
+    """Append a fitted selector's all-found flag (DR), percent of true features found (PCD),
+    test AUC and fit time to the lists in ``stats``."""
+    from explorer.metrics import auc, recovery
+
+    rec = recovery(est.selected_features_, ds.truth)
+    stats["dr"].append(rec["all_found"])
+    stats["pcd"].append(rec["percent_found"])
+    stats["auc"].append(auc(ds.y_test, est.decision_function(ds.X_test)))
+    stats["t"].append(elapsed)
+
+
 def timed_fit(estimator, X, y, repeats: int = 1, **fit_kwargs):
     """(median seconds, fitted estimator) of ``estimator.fit(X, y)`` over ``repeats`` runs."""
     times = []

@@ -22,13 +22,13 @@ import statistics
 import time
 
 import numpy as np
-from _common import Table
+from _common import Table, add_recovery
 from _common import run as run_benchmark
 
 from explorer import FGM, FSA
 from explorer.data import make, make_fgm_linear, make_fsa_correlated
 from explorer.methods import L1SVM, Abess
-from explorer.metrics import auc, f1, recovery
+from explorer.metrics import f1, recovery
 
 
 def _timed(factory, X, y):
@@ -126,12 +126,7 @@ def section_fsa(args, tables):
             ds = make_fsa_correlated(N, 1000, k_star=10, n_test=2000, seed=1000 * run + N + 10)
             for name, factory in (("FSA", lambda: FSA(k=10)), ("abess", lambda: Abess(k=10))):
                 est, t = _timed(factory, ds.X, ds.y)
-                rec = recovery(est.selected_features_, ds.truth)
-                s = stats[name]
-                s["dr"].append(rec["all_found"])
-                s["pcd"].append(rec["percent_found"])
-                s["auc"].append(auc(ds.y_test, est.decision_function(ds.X_test)))
-                s["t"].append(t)
+                add_recovery(stats[name], est, ds, t)
         for name, s in stats.items():
             table.add(N, name, 100 * np.mean(s["dr"]), np.mean(s["pcd"]), np.mean(s["auc"]),
                       statistics.median(s["t"]))

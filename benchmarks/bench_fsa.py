@@ -23,7 +23,7 @@ import statistics
 import time
 
 import numpy as np
-from _common import Table, median_time, xts_pass_time
+from _common import Table, add_recovery, median_time, xts_pass_time
 from _common import run as run_benchmark
 
 from explorer import FSA
@@ -49,13 +49,7 @@ def _classification(args, tables, noise: float, title: str, methods):
                 for name, factory in methods:
                     start = time.perf_counter()
                     est = factory(k).fit(ds.X, ds.y)
-                    elapsed = time.perf_counter() - start
-                    rec = recovery(est.selected_features_, ds.truth)
-                    s = stats[name]
-                    s["dr"].append(rec["all_found"])
-                    s["pcd"].append(rec["percent_found"])
-                    s["auc"].append(auc(ds.y_test, est.decision_function(ds.X_test)))
-                    s["t"].append(elapsed)
+                    add_recovery(stats[name], est, ds, time.perf_counter() - start)
             base = statistics.median(stats[methods[0][0]]["t"])
             for name, _ in methods:
                 s = stats[name]

@@ -418,7 +418,9 @@ class ExplorerState(param.Parameterized):
             if self.paused or not self.running:
                 self._explain(last)
         elif update.finished and self.records and self.estimator is not None:
+            # the fit's end came in a later poll than its last record: explain that record now
             self._set_status(self.records[-1])
+            self._explain(self.records[-1])
         return update
 
     def _set_status(self, record) -> None:

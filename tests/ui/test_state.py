@@ -377,3 +377,24 @@ def test_served_local_files_are_datasets(tmp_path, monkeypatch):
     s = ExplorerState(dataset="local.csv", live=False, start_worker=False)
     assert s.data.n_features == 2 and "Loaded local.csv" in s.message
     assert s.from_query({"dataset": "local.csv", "method": "fisher"}, fit=False) == []
+
+
+def test_the_last_record_is_explained_when_the_end_comes_in_a_later_poll():
+    """The worker's last record and its 'done' can arrive in different polls (a busy server):
+    the explanation box must still show the last iteration."""
+    from explorer import FGM
+    from explorer.ui._worker import Event
+
+    s = ExplorerState(dataset="digits-3v8", live=False, start_worker=False)
+    try:
+        est = FGM(B=2, max_outer=2).fit(s.data.X, s.data.y)
+        s.running, s._token = True, 5
+        for record in est.history_:
+            s._events.put(Event("record", 5, record))
+        s.poll()
+        assert s.explanation == ""  # still running: nothing to explain yet
+        s._events.put(Event("done", 5, est))
+        s.poll()
+        assert f"Outer iteration {len(est.history_)}" in s.explanation
+    finally:
+        s.close()

@@ -39,6 +39,8 @@ class ParamSpec:
         One line shown as a tooltip.
     nullable : bool
         ``None`` is an accepted value (meaning "the paper's default", documented in ``help``).
+    auto : str
+        What the UI calls ``None`` for a nullable parameter.
     live : bool
         Moving the widget refits immediately (otherwise it waits for Run).
     bound : {"n_features", "n_samples"}, optional
@@ -58,6 +60,7 @@ class ParamSpec:
     choices: tuple = ()
     help: str = ""
     nullable: bool = False
+    auto: str = "auto (paper)"
     live: bool = True
     step: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)

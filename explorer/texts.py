@@ -21,8 +21,14 @@ SUMMARIES = {
 
 
 def _fgm(record) -> str:
-    """A short account of one outer iteration, for the teaching view."""
+    """A short account of one outer iteration (or of the refinement), for the teaching view."""
     info = record.info
+    if info.get("refine"):
+        before, pruned = info.get("before", []), info.get("pruned", [])
+        return (f"Refinement: the path grew to {len(before)} features; the "
+                f"{record.n_selected} whose removal would raise the objective most (½h_j w_j²) "
+                f"were kept, {len(pruned)} pruned, and the ℓ2 model was refit on them "
+                f"(objective {record.objective:.4g}, {record.inner_steps} steps).")
     names = info.get("block_names", [])
     new = info.get("new_features", [])
     shown = ", ".join(names[:6]) + ("…" if len(names) > 6 else "")

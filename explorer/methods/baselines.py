@@ -22,7 +22,7 @@ from .base import BaseSelector, Recorder, register
 
 _K_SPEC = ParamSpec("k", "target #features", None, "int", 1, 100000, log=True, nullable=True,
                     help="bisect C until exactly k features are non-zero (None: use C)",
-                    bound="n_features")
+                    bound="n_features", auto="use C")
 _REFIT = ParamSpec("refit", "refit (de-bias)", False, "bool",
                    help="retrain an ℓ2 model of the same loss on the selected features")
 

@@ -26,7 +26,7 @@ DENSE_LIMIT_BYTES = 1 << 30  # the largest dense copy of sparse input made for a
 
 _SPECS = (
     ParamSpec("k", "support size k", 10, "int", 1, 100000, log=True, nullable=True,
-              bound="n_features",
+              bound="n_features", auto="chosen on the path",
               help="exactly k features (None: the size on 1…k_max with the best criterion)"),
     ParamSpec("k_max", "path up to", 50, "int", 1, 100000, log=True, live=False,
               bound="n_features", help="largest support size of the path when k is None"),

@@ -125,7 +125,7 @@ class FGM(BaseSelector):
                   help="best-subset refinement: grow past k, keep the k of largest "
                        "sacrifice, refit"),
         ParamSpec("k", "k (refine)", None, "int", 1, 10**7, log=True, nullable=True,
-                  bound="n_features", when={"refine": ("auto",)},
+                  bound="n_features", when={"refine": ("auto",)}, auto="the paper's count",
                   help="features kept by the refinement (None: the paper's count at B)"),
     )
 

@@ -161,7 +161,7 @@ def _number_format(step: float) -> str:
 
 def _with_auto(spec: ParamSpec, slider, auto: bool, on_change, css):
     """A nullable knob: an *auto* box (value None) and the slider it disables."""
-    box = pn.widgets.Checkbox(label=f"{spec.label}: {AUTO}", value=auto,
+    box = pn.widgets.Checkbox(label=f"{spec.label}: {spec.auto}", value=auto,
                               css_classes=[f"auto-{spec.name}"])
     slider.disabled = auto
     if spec.help:

@@ -56,7 +56,7 @@ class ConvergenceView(pn.viewable.Viewer):
         self._conv = Buffer(_empty(viz.CONVERGENCE_COLUMNS), length=500_000, index=False)
         self._bounds = Buffer(_empty(viz.BOUNDS_COLUMNS), length=100_000, index=False)
         self._kept = Buffer(_empty(viz.KEPT_COLUMNS), length=200_000, index=False)
-        self._step = 0
+        self._step = self._first = 0
         self._layers = None
         self.objective_pane = pn.pane.HoloViews(sizing_mode="stretch_width",
                                                 linked_axes=False,
@@ -82,6 +82,11 @@ class ConvergenceView(pn.viewable.Viewer):
         if layers == self._layers:
             return
         self._layers = layers
+        # inner steps count from 0; without them the x axis is the iteration, as in the
+        # status line and the selected-features plot (1, 2, …)
+        self._first = 0 if inner else 1
+        if not any(len(buf.data) for buf in (self._conv,)):
+            self._step = self._first
         h = self.height
 
         def objective(data):
@@ -123,7 +128,7 @@ class ConvergenceView(pn.viewable.Viewer):
 
     def replace(self, records) -> None:
         """Start over with ``records`` (one plot update per stream, not a clear and a send)."""
-        self._step = 0
+        self._step = self._first
         for buf in (self._conv, self._bounds, self._kept):
             if len(buf.data):
                 with param.edit_constant(buf):

@@ -360,6 +360,8 @@ def test_refine_records_the_pruned_set_and_keeps_the_paper_path_unchanged(digits
     assert all("refine" not in r.info for r in paper.history_)
     assert refined.history_[-2].info["B"] == 5  # the path grown with blocks of ⌈1.5·B⌉
     assert refined.score(digits38.X_test, digits38.y_test) > 0.9
+    assert explain("fgm", last).startswith(f"Refinement: the path grew to "
+                                           f"{len(last.info['before'])} features")
 
 
 def test_refine_on_sparse_input_equals_dense(easy_sparse):

@@ -8,6 +8,7 @@ from pathlib import Path
 from ._catalogue import CatalogueEntry, catalogue, catalogue_entries, entry, make
 from ._dataset import Dataset
 from ._errors import DataError
+from ._lazy import lazy_format, load_lazy
 from ._loaders import detect_format, load_file, save
 from ._synthetic import (
     make_fgm_groups,
@@ -34,6 +35,9 @@ def load(source, *, label=None, name: str | None = None, **params) -> Dataset:
         A name from :func:`catalogue` (then ``params`` override its declared knobs, e.g.
         ``load("fsa-correlated", n_samples=300)``), a path to a LIBSVM/svmlight, CSV/TSV,
         ``.npz`` or Parquet file (optionally ``.gz``/``.bz2`` compressed), or raw bytes.
+        Opened lazily, with a dask X (never read whole): a Zarr group ``name.zarr`` (arrays
+        ``X``, ``y``, optionally ``X_test``/``y_test``), a memory-mapped ``.npy`` with its
+        labels beside it, a directory of Parquet files or of svmlight shards.
     label : str or int, optional
         Label column of a table (name or position); default: the last column.
     name : str, optional
@@ -56,13 +60,16 @@ def load(source, *, label=None, name: str | None = None, **params) -> Dataset:
                 and "." not in source:
             raise DataError(f"no dataset named {source!r} in the catalogue and no such file; "
                             f"known names: {', '.join(catalogue())}")
+        if path.exists() and (path.is_dir() or lazy_format(path) is not None):
+            return load_lazy(path, label=label)
         return load_file(path, label=label, name=name)
     raise TypeError(f"cannot load a dataset from {type(source).__name__}")
 
 
 __all__ = [
     "CatalogueEntry", "DataError", "Dataset", "as_matrix", "catalogue", "catalogue_entries",
-    "check_binary", "check_labels", "detect_format", "entry", "infer_task", "load", "load_file",
+    "check_binary", "check_labels", "detect_format", "entry", "infer_task", "lazy_format", "load",
+    "load_file", "load_lazy",
     "make", "make_fgm_groups", "make_fgm_linear", "make_fsa_correlated",
     "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_ranking", "make_semi_supervised",
     "make_sparse_wide", "make_text_like", "make_textures", "make_xor", "save",

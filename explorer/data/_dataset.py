@@ -74,7 +74,14 @@ class Dataset:
         return int(self.X.shape[1])
 
     @property
+    def is_lazy(self) -> bool:
+        """X is a dask array (opened lazily; read chunk by chunk by the methods)."""
+        return type(self.X).__module__.startswith("dask.")
+
+    @property
     def is_sparse(self) -> bool:
+        if self.is_lazy:
+            return sp.issparse(getattr(self.X, "_meta", None))
         return sp.issparse(self.X)
 
     @property
@@ -98,9 +105,16 @@ class Dataset:
 
     def summary(self) -> str:
         """One line: rows, columns, density, classes."""
-        density = (self.X.nnz / max(1, self.n_samples * self.n_features)) if self.is_sparse else 1.0
         parts = [f"{self.n_samples:,} × {self.n_features:,}"]
-        parts.append(f"sparse, density {density:.3g}" if self.is_sparse else "dense")
+        if self.is_lazy:
+            size = self.n_samples * self.n_features * np.dtype(self.X.dtype).itemsize
+            kind = "sparse chunks" if self.is_sparse else f"{_bytes(size)} {self.X.dtype}"
+            parts.append(f"lazy (dask, {kind}, {self.X.numblocks[0]}×{self.X.numblocks[1]} "
+                         "chunks)")
+        else:
+            density = (self.X.nnz / max(1, self.n_samples * self.n_features)) \
+                if self.is_sparse else 1.0
+            parts.append(f"sparse, density {density:.3g}" if self.is_sparse else "dense")
         if self.task == "classification":
             classes, counts = np.unique(self.y, return_counts=True)
             if len(classes) <= 4:
@@ -149,6 +163,14 @@ class Dataset:
             query=None if self.query is None else self.query[train],
             query_test=None if self.query is None else self.query[test],
         )
+
+
+def _bytes(size: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if size < 1000 or unit == "TB":
+            return f"{size:.3g} {unit}"
+        size /= 1000
+    return f"{size:.3g} TB"
 
 
 def _rows(X, idx):

@@ -13,6 +13,8 @@ from ._base import Columns, FeatureSpace
 
 
 def _column_norms(X) -> np.ndarray:
+    if getattr(X, "is_chunked", False):
+        return np.sqrt(X.column_moments()[1])
     if sp.issparse(X):
         return np.sqrt(np.asarray(X.multiply(X).sum(axis=0)).ravel())
     return np.linalg.norm(X, axis=0).astype(np.float64)
@@ -46,7 +48,9 @@ class LinearSpace(FeatureSpace):
     ----------
     X : ndarray or sparse matrix
         Kept as given (dtype and CSR/CSC layout: no copy); Xᵀs uses the numba kernel of
-        the layout, and chosen columns are sliced out once per outer iteration.
+        the layout, and chosen columns are sliced out once per outer iteration. A
+        :class:`~explorer.kernels.chunked.ChunkedMatrix` (dask X) is scored per chunk, with
+        a per-chunk top-B for single features, and only chosen columns are read into memory.
     groups : array of ids, or list of index arrays, optional
         One id per feature (non-overlapping) or explicit index sets (overlapping; tree-shaped
         sets are detected and searched with the pruning of Proposition 2).
@@ -114,6 +118,9 @@ class LinearSpace(FeatureSpace):
             ids, vals, visited = self.tree.top(v, self.group_weights, k)
             self.last_visited = visited
             return ids, vals
+        if self.groups is None and getattr(self.X, "is_chunked", False):
+            self.passes += 1
+            return self.X.top(s, self.lam, k)
         return top_k(self.scores(s), k)
 
     # ------------------------------------------------------------------ columns

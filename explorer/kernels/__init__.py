@@ -18,8 +18,11 @@ def xts(X, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Return ``Xᵀs`` as float64 (length n_features), never densifying sparse X.
 
     Dense input uses BLAS in the matrix's own precision (float32 stays float32, no copy of X);
-    CSR/CSC input uses the numba kernels (GIL released).
+    CSR/CSC input uses the numba kernels (GIL released); a chunked (dask) X runs this per
+    block (:class:`explorer.kernels.chunked.ChunkedMatrix`).
     """
+    if getattr(X, "is_chunked", False):
+        return X.xts(s)
     if sp.issparse(X):
         m = X.shape[1]
         if out is None:

@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._params import ParamSpec, specs_by_name  # noqa: F401  (re-exported)
 from ..data._errors import DataError
 from ..data._validation import as_matrix, check_binary, check_labels, check_rows
+from ..kernels.chunked import as_chunked, is_dask
 
 Callback = Callable[["IterationRecord"], Any]
 
@@ -240,6 +241,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     has_inner_trace: ClassVar[bool] = False  # records carry info["inner_objective"]
     has_schedule: ClassVar[bool] = False     # records carry info["M_e"] (FSA)
     _fit_params: ClassVar[tuple[str, ...]] = ()  # extra keyword arguments fit() accepts
+    accepts_chunked: ClassVar[bool] = False  # fit takes a dask X (kernels.chunked)
 
     # --------------------------------------------------------------- task
     @property
@@ -275,7 +277,14 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         """Extra parameter checks that the specs cannot express (override)."""
 
     def _validate_X(self, X, *, reset: bool):
-        X = as_matrix(X)
+        if is_dask(X) or getattr(X, "is_chunked", False):
+            if reset and not self.accepts_chunked:
+                raise DataError(
+                    f"{self._describe()} needs X in memory, and this X is a dask array. FGM "
+                    "and FSA fit on dask arrays; for a small X call X.compute() first")
+            X = as_chunked(X)
+        else:
+            X = as_matrix(X)
         if X.shape[1] == 0:
             raise DataError(f"X has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
                             "required.")
@@ -293,6 +302,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix, shape (n_samples, n_features)
+            Methods with ``accepts_chunked`` (FGM, FSA) also take a ``dask.array.Array``,
+            computed chunk by chunk on the active ``dask.distributed`` client (or dask's
+            threaded scheduler); every method predicts on one.
         y : array-like, shape (n_samples,)
         callback : callable, optional
             Called with each :class:`IterationRecord`; return ``False`` to stop the fit

@@ -91,6 +91,7 @@ class FGM(BaseSelector):
     has_bounds = True
     has_inner_trace = True
     supports_warm_start = True
+    accepts_chunked = True
     _fit_params = ("groups",)
     param_specs = (
         ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
@@ -177,10 +178,15 @@ class FGM(BaseSelector):
     # ------------------------------------------------------------------ fit
     def _fit(self, X, y, recorder: Recorder, groups=None, **_):
         groups = self.groups if groups is None else groups
+        chunked = getattr(X, "is_chunked", False)
+        if chunked and self.feature_map is not None:
+            raise ValueError("feature_map needs X in memory: a dask X is selected over its "
+                             "linear features (with or without groups)")
         space = self._make_space(X, groups)
         self.space_ = space
         density = X.nnz / max(1, X.shape[0] * X.shape[1]) if sp.issparse(X) else 1.0
-        sparse_cache = sp.issparse(X) and density < 0.1 and self.feature_map is None
+        sparse_cache = (chunked and X.sparse or sp.issparse(X) and density < 0.1) and \
+            self.feature_map is None
         initial_blocks, coef0, tau0 = self._warm_blocks(space)
         master = L12Master(y, LOSSES[self.loss](), self.C, n_samples=X.shape[0],
                            sparse_cache=sparse_cache, fit_intercept=self.fit_intercept,
@@ -201,6 +207,8 @@ class FGM(BaseSelector):
                 "converged_inner": bool(sol.info.get("converged", False)),
                 "weights": self.coef_[self.support_],
             })
+            if chunked:
+                info.update({"passes": int(X.passes), "bytes_read": int(X.bytes_read)})
             go_on = recorder.emit(objective=sol.objective, n_selected=int(self.support_.sum()),
                                   selected=np.flatnonzero(self.support_),
                                   inner_steps=sol.inner_steps, lower=step.lower,
@@ -242,10 +250,16 @@ class FGM(BaseSelector):
             max(1, int(round(before.size * int(self.B) / B_grown)))
         margins = self.decision_function(X)
         stopping = Stopping(float(self.inner_tol) ** 2, int(self.max_inner))
+        if getattr(X, "is_chunked", False):  # the refit needs only the selected columns
+            X, support, coef = X.take(before), np.arange(before.size), self.coef_[before]
+        else:
+            support, coef = before, self.coef_
         kept, weights, intercept, res = prune_and_refit(
-            X, y, LOSSES[self.loss](), float(self.C), before, self.coef_, margins, k,
+            X, y, LOSSES[self.loss](), float(self.C), support, coef, margins, k,
             fit_intercept=self.fit_intercept, stopping=stopping,
             interrupt=recorder.interrupted)
+        if support is not before:
+            kept = before[kept]
         coef = np.zeros(self.n_features_in_)
         coef[kept] = weights
         self.coef_, self.intercept_ = coef, intercept

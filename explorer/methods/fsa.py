@@ -33,6 +33,8 @@ from .base import BaseSelector, Recorder, register
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
 CHUNK_CELLS = 20_000_000    # cells a compiled chunk may touch before its records stream
 MAX_CHUNK = 64
+LOCAL_BYTES = 256 * 2**20   # a dask working set this small is pulled into memory
+PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 _PAPER_ETA = {"logistic": 20.0, "huber_svm": 1.0, "lorenz": 1.0, "squared": 1.0, "ranking": 1.0}
 
 
@@ -81,6 +83,7 @@ class FSA(BaseSelector):
     sparsity_param = "k"
     multiclass = "binary"
     supports_warm_start = True
+    accepts_chunked = True
     has_schedule = True
     _fit_params = ("query",)
     param_specs = (
@@ -150,6 +153,9 @@ class FSA(BaseSelector):
                              f"(n_features={m})")
         if query is not None and self.loss != "ranking":
             raise ValueError("query ids are only used by loss='ranking'")
+        if getattr(X, "is_chunked", False) and self.basis is not None:
+            raise ValueError("basis='piecewise_linear' needs X in memory: a dask X is fitted "
+                             "with the linear basis")
         datafit = self._datafit(y, query)
         eta = float(self.eta) if self.eta is not None else _PAPER_ETA[self.loss]
         if self.eta is None and (self.loss == "squared" or self.basis is not None):
@@ -169,7 +175,9 @@ class FSA(BaseSelector):
         piecewise-linear responses), by power iteration on up to ``rows`` rows."""
         rng = np.random.default_rng(seed)
         n = X.shape[0]
-        sample = X[np.sort(rng.choice(n, rows, replace=False))] if n > rows else X
+        take = X.rows if getattr(X, "is_chunked", False) else X.__getitem__
+        sample = take(np.sort(rng.choice(n, rows, replace=False))) if n > rows else \
+            (X.to_memory() if getattr(X, "is_chunked", False) else X)
         if self.basis is not None:
             basis = PiecewiseLinearBasis(self.bins).fit(X)
             bins, frac = basis.encode(sample)
@@ -256,6 +264,7 @@ class _Run:
                 self.mean, self.scale = np.zeros(self.m), np.ones(self.m)
             self.work = X  # compacted copy of the surviving columns
             self.work_cols = np.arange(self.m)  # work's columns → positions in alive-space
+        self.chunked = X if getattr(X, "is_chunked", False) else None  # its pass counters
         self.b = 0.0
         previous = getattr(est, "_warm", None)
         if est.warm_start and previous is not None and previous["m"] == self.m and \
@@ -307,7 +316,9 @@ class _Run:
             return
         keep_orig = self.alive
         pos_in_work = np.searchsorted(self.work_orig, keep_orig)
-        if sp.issparse(self.work):
+        if getattr(self.work, "is_chunked", False):
+            self.work = _shrink_chunked(self.work, pos_in_work)
+        elif sp.issparse(self.work):
             self.work = self.work[:, pos_in_work]
         else:
             self.work = np.asfortranarray(self.work[:, pos_in_work])
@@ -354,11 +365,14 @@ class _Run:
         self._store()
 
     def _record(self, loss, e, before, killed, alive, values, weights):
-        return {"loss": loss, "alive": alive,
-                "info": {"M_e": int(self.schedule[e - 1]), "before": before, "killed": killed,
-                         "weights": weights, "values": values, "eta": self.eta,
-                         "work_columns": int(self.bins.shape[1] if self.pl
-                                             else self.work.shape[1])}}
+        info = {"M_e": int(self.schedule[e - 1]), "before": before, "killed": killed,
+                "weights": weights, "values": values, "eta": self.eta,
+                "work_columns": int(self.bins.shape[1] if self.pl else self.work.shape[1])}
+        if self.chunked is not None:
+            info.update({"passes": int(self.chunked.passes),
+                         "bytes_read": int(self.chunked.bytes_read),
+                         "in_memory": not getattr(self.work, "is_chunked", False)})
+        return {"loss": loss, "alive": alive, "info": info}
 
     def _step(self, e):
         """One iteration e (1-based) in numpy: ([its record], status)."""
@@ -400,6 +414,7 @@ class _Run:
         """The compiled kernel runs the linear model on dense data once the working matrix
         is small enough that BLAS threads and per-call overhead cost more than they give."""
         return (not self.pl and not sp.issparse(self.work)
+                and not getattr(self.work, "is_chunked", False)
                 and getattr(self.datafit, "loss", None) is not None
                 and self.datafit.loss.code >= 0
                 and self.n * self.work.shape[1] <= COMPILED_CELLS)
@@ -486,9 +501,38 @@ class _Run:
                           "beta": self.beta.copy(), "b": self.b}
 
 
+def _shrink_chunked(work, cols):
+    """The surviving columns of a dask working set: kept lazy while large, persisted on
+    the workers once they fit a share of their memory, pulled into memory once small (the
+    rest of the run is then the in-memory one). Pass counters carry over."""
+    sub = work.subset(cols)
+    size = sub.bytes_per_pass
+    if size <= LOCAL_BYTES:
+        local = sub.to_memory()
+        return local
+    budget = _cluster_memory()
+    if budget and size <= PERSIST_SHARE * budget:
+        return sub.persist()
+    return sub
+
+
+def _cluster_memory() -> int:
+    """Total memory limit of the active dask.distributed client's workers (0: no client)."""
+    try:
+        from distributed import default_client
+
+        info = default_client().scheduler_info(n_workers=-1)
+    except (ImportError, ValueError):
+        return 0
+    return int(sum(w.get("memory_limit", 0) or 0 for w in info.get("workers", {}).values()))
+
+
 def _moments(X):
     """Column means and standard deviations (sparse-safe); zero-variance columns get 1."""
-    if sp.issparse(X):
+    if getattr(X, "is_chunked", False):
+        total, sq = X.column_moments()
+        mean, sq = total / X.shape[0], sq / X.shape[0]
+    elif sp.issparse(X):
         mean = np.asarray(X.mean(axis=0)).ravel()
         sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -94,7 +95,7 @@ def check_compatible(method, dataset: Dataset, params: dict | None = None) -> No
 def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10,
           metrics: Sequence[str] = ("accuracy",), callback: Callable | None = None,
           n_jobs: int = 1, test_size: float = 0.3, seed: int = 0, keep_estimators: bool = False,
-          **params) -> pd.DataFrame:
+          client=None, **params) -> pd.DataFrame:
     """Fit ``method`` across its sparsity knob on ``dataset`` and score each point.
 
     Parameters
@@ -112,6 +113,12 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         Called with each row (a dict) as soon as it is computed; return ``False`` to stop.
     n_jobs : int
         Points fitted concurrently in threads (the numerics release the GIL).
+    client : None, "local", str or distributed.Client
+        Fit the points in parallel on a ``dask.distributed`` cluster: ``"local"`` starts a
+        LocalCluster for this sweep, a string is a scheduler address, a Client is used as is.
+        The dataset is sent to every worker once; a worker lost mid-sweep has its points
+        re-run by Dask. Rows are the serial run's (same fits, same order). A lazy (dask)
+        dataset's points run one after the other, each spreading its passes over the cluster.
     **params
         Fixed parameters of the method.
 
@@ -136,10 +143,7 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
     stop = False
 
     def one(value):
-        row = fit_point(cls, dataset, {**params, knob: value}, metrics)
-        row["param"] = knob
-        row["value"] = value
-        return row
+        return _fit_row(cls, dataset, knob, value, params, metrics)
 
     def deliver(row):
         nonlocal stop
@@ -151,7 +155,18 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         if callback is not None and callback(dict(row)) is False:
             stop = True
 
-    if n_jobs == 1:
+    if client is not None:
+        with _cluster(client) as dask_client:
+            if dataset.is_lazy:
+                with dask_client.as_current():
+                    for value in values:
+                        deliver(one(value))
+                        if stop:
+                            break
+            else:
+                _sweep_on_cluster(dask_client, cls, dataset, knob, values, params, metrics,
+                                  deliver, lambda: stop)
+    elif n_jobs == 1:
         for value in values:
             deliver(one(value))
             if stop:
@@ -175,14 +190,66 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
     return frame.sort_values("value", kind="stable").reset_index(drop=True)
 
 
+def _fit_row(cls, dataset: Dataset, knob: str, value, params: dict, metrics) -> dict:
+    """One sweep point (a task on a dask worker: module-level, arguments by value)."""
+    row = fit_point(cls, dataset, {**params, knob: value}, metrics)
+    row["param"] = knob
+    row["value"] = value
+    return row
+
+
+@contextmanager
+def _cluster(client):
+    """The distributed Client for ``client`` ("local": a LocalCluster closed afterwards)."""
+    from distributed import Client, LocalCluster
+
+    if isinstance(client, Client):
+        yield client
+        return
+    if client == "local":
+        with LocalCluster(processes=True, threads_per_worker=1, dashboard_address=":0") \
+                as cluster, Client(cluster) as own:
+            yield own
+        return
+    if isinstance(client, str):
+        with Client(client) as own:
+            yield own
+        return
+    raise TypeError(f"client must be None, 'local', a scheduler address or a "
+                    f"distributed.Client, got {type(client).__name__}")
+
+
+def _sweep_on_cluster(client, cls, dataset, knob, values, params, metrics, deliver, stopped):
+    from distributed import as_completed as completed
+
+    data = client.scatter(dataset, broadcast=True, hash=False)
+    futures = [client.submit(_fit_row, cls, data, knob, value, params, metrics, pure=False,
+                             retries=2) for value in values]
+    try:
+        for future in completed(futures):
+            if stopped():
+                break
+            deliver(future.result())
+    finally:
+        client.cancel(futures)
+
+
 def compare(methods: Sequence[str], dataset, *, metrics: Sequence[str] = ("accuracy",),
-            n_points: int = 10, callback: Callable | None = None, **kwargs) -> pd.DataFrame:
-    """Sweep several registered methods on the same split and stack their rows."""
+            n_points: int = 10, callback: Callable | None = None, client=None,
+            **kwargs) -> pd.DataFrame:
+    """Sweep several registered methods on the same split and stack their rows (on one
+    ``dask.distributed`` cluster for all of them when ``client`` is given, as in
+    :func:`sweep`)."""
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=kwargs.pop("test_size", 0.3), seed=kwargs.pop("seed", 0))
-    frames = [sweep(m, dataset, metrics=metrics, n_points=n_points, callback=callback, **kwargs)
-              for m in methods]
+    if client is None:
+        frames = [sweep(m, dataset, metrics=metrics, n_points=n_points, callback=callback,
+                        **kwargs) for m in methods]
+    else:
+        with _cluster(client) as dask_client:
+            frames = [sweep(m, dataset, metrics=metrics, n_points=n_points, callback=callback,
+                            client=dask_client, **kwargs) for m in methods]
     return pd.concat(frames, ignore_index=True)
 
 

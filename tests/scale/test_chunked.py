@@ -1,0 +1,91 @@
+"""ChunkedMatrix: every product over dask chunks against the same product in numpy/scipy."""
+
+from __future__ import annotations
+
+import dask.array as da
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from explorer.data import DataError
+from explorer.kernels import top_k
+from explorer.kernels.chunked import ChunkedMatrix, as_chunked, is_dask
+
+
+def _pair(layout, dtype, chunks=(23, 9), shape=(70, 40), seed=0):
+    rng = np.random.default_rng(seed)
+    if layout == "dense":
+        X = rng.standard_normal(shape).astype(dtype)
+        return X, da.from_array(X, chunks=chunks)
+    X = sp.random(*shape, density=0.15, format="csr", random_state=seed, dtype=dtype)
+    return X, da.from_array(X, chunks=chunks, asarray=False)
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_match_in_memory(layout, dtype):
+    X, D = _pair(layout, dtype)
+    C = as_chunked(D)
+    rng = np.random.default_rng(1)
+    s, w = rng.standard_normal(70), rng.standard_normal(40)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(C.xts(s), X.T @ s, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(C.matvec(w), X @ w, rtol=rtol, atol=rtol)
+    W = rng.standard_normal((40, 3))
+    np.testing.assert_allclose(C @ W, X @ W, rtol=rtol, atol=rtol)
+    sums, sq = C.column_moments()
+    dense = X.toarray() if sp.issparse(X) else X
+    np.testing.assert_allclose(sums, dense.astype(float).sum(0), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(sq, (dense.astype(float) ** 2).sum(0), rtol=rtol, atol=rtol)
+    cols = np.array([39, 0, 17, 8, 9, 18])  # unsorted, across chunk boundaries
+    taken = C.take(cols)
+    assert sp.issparse(taken) == (layout == "sparse")
+    np.testing.assert_array_equal(taken.toarray() if sp.issparse(taken) else taken,
+                                  dense[:, cols])
+    assert C.passes == 4  # xts, two matvecs, moments (take reads only its chunks)
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_per_chunk_top_equals_global_top(layout):
+    X, D = _pair(layout, np.float64, chunks=(30, 7))
+    C = ChunkedMatrix(D)
+    s = np.random.default_rng(2).standard_normal(70)
+    lam = np.linspace(0.5, 2.0, 40)
+    for k in (1, 5, 7, 12, 40):
+        ids, vals = C.top(s, lam, k)
+        ref_ids, ref_vals = top_k((lam * (X.T @ s)) ** 2, k)
+        np.testing.assert_array_equal(np.sort(ids), np.sort(ref_ids))
+        np.testing.assert_allclose(vals, ref_vals, rtol=1e-12)
+
+
+def test_counters_bytes_and_subset():
+    X, D = _pair("dense", np.float32, chunks=(35, 10))
+    C = ChunkedMatrix(D)
+    C.xts(np.ones(70))
+    assert C.bytes_read == 70 * 40 * 4
+    sub = C.subset(np.array([1, 5, 30]))
+    sub.xts(np.ones(70))
+    assert C.passes == 2 and C.bytes_read == 70 * 40 * 4 + 70 * 3 * 4  # shared counters
+    np.testing.assert_allclose(sub.to_memory(), X[:, [1, 5, 30]])
+
+
+def test_non_finite_entry_is_located():
+    X = np.ones((50, 20))
+    X[37, 13] = np.nan
+    C = as_chunked(da.from_array(X, chunks=(16, 6)))
+    with pytest.raises(DataError, match="missing value \\(NaN\\) at row 38, column 14"):
+        C.xts(np.ones(50))
+    X[37, 13] = np.inf
+    with pytest.raises(DataError, match="infinite value at row 38, column 14"):
+        as_chunked(da.from_array(X, chunks=(16, 6))).top(np.ones(50), np.ones(20), 3)
+
+
+def test_as_chunked_checks_without_a_pass():
+    assert is_dask(da.zeros((3, 3))) and not is_dask(np.zeros((3, 3)))
+    with pytest.raises(DataError, match="2-dimensional"):
+        as_chunked(da.zeros(5))
+    with pytest.raises(DataError, match="non-numeric"):
+        as_chunked(da.from_array(np.array([["a", "b"]])))
+    assert as_chunked(da.ones((4, 2), dtype=np.int32)).dtype == np.float64
+    with pytest.raises(TypeError, match="by columns only"):
+        as_chunked(da.ones((4, 2)))[0]

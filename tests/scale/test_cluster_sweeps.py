@@ -1,0 +1,75 @@
+"""Sweeps and comparisons on a real dask.distributed LocalCluster equal the serial run."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import dask.array as da
+import numpy as np
+import pytest
+
+import explorer
+from explorer.experiments import compare, sweep
+
+COLUMNS = ["method", "value", "n_selected", "accuracy", "objective", "n_iter"]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as local, \
+            Client(local) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def dataset():
+    return explorer.load("fsa-correlated", n_samples=300)
+
+
+def test_sweep_on_a_cluster_equals_the_serial_sweep(cluster, dataset):
+    serial = sweep("fgm", dataset, values=[2, 4, 6, 8], C=1.0)
+    rows = []
+    parallel = sweep("fgm", dataset, values=[2, 4, 6, 8], C=1.0, client=cluster,
+                     callback=rows.append)
+    assert len(rows) == 4
+    assert serial[COLUMNS].equals(parallel[COLUMNS])
+
+
+def test_a_killed_worker_is_retried_and_the_sweep_completes(cluster, dataset):
+    serial = sweep("fsa", dataset, values=[2, 4, 6, 8, 10, 12])
+    pids = list(cluster.run(os.getpid).values())
+    killed = []
+
+    def kill_one(row):
+        if not killed:  # after the first point: the others are queued or running
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    parallel = sweep("fsa", dataset, values=[2, 4, 6, 8, 10, 12], client=cluster,
+                     callback=kill_one)
+    assert killed and serial[COLUMNS].equals(parallel[COLUMNS])
+    cluster.wait_for_workers(2, timeout=60)
+    assert pids[0] not in cluster.run(os.getpid).values()  # the nanny started a new one
+
+
+def test_compare_with_a_local_cluster(dataset):
+    serial = compare(["fsa", "l1-svm"], dataset, n_points=3)
+    parallel = compare(["fsa", "l1-svm"], dataset, n_points=3, client="local")
+    assert serial[COLUMNS].equals(parallel[COLUMNS])
+
+
+def test_a_lazy_dataset_sweeps_on_the_cluster(cluster, dataset):
+    lazy = explorer.data.Dataset(X=da.from_array(dataset.X, chunks=(150, 250)), y=dataset.y,
+                                 X_test=dataset.X_test, y_test=dataset.y_test)
+    serial = sweep("fgm", dataset, values=[3, 6], C=1.0)
+    on_cluster = sweep("fgm", lazy, values=[3, 6], C=1.0, client=cluster)
+    np.testing.assert_array_equal(serial["n_selected"], on_cluster["n_selected"])
+    np.testing.assert_allclose(serial["objective"], on_cluster["objective"], rtol=1e-8)
+
+
+def test_a_bad_client_is_a_clear_error(dataset):
+    with pytest.raises(TypeError, match="client must be None, 'local'"):
+        sweep("fgm", dataset, values=[2], client=3)

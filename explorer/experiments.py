@@ -74,13 +74,24 @@ def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callb
 def check_compatible(method, dataset: Dataset, params: dict | None = None) -> None:
     """Raise a ``DataError`` naming the dataset's file when the method with ``params`` cannot
     use its target (a multi-class target for a binary-only method, labels for a regressor, …).
-    The task is the one of these settings (FSA with ``loss="squared"`` is a regressor)."""
+    The task is the one of these settings (FSA with ``loss="squared"`` is a regressor).
+    A lazily opened (dask) dataset needs a method and settings that fit on chunks."""
     from .data import DataError, check_binary
 
     cls = _resolve(method)
     probe = cls(**(params or {}))
     task = probe._task
     source = dataset.source or dataset.name
+    name = cls.display_name or cls.__name__
+    if dataset.is_lazy:
+        if not cls.accepts_chunked:
+            raise DataError(f"{name} needs the data in memory and this dataset is opened "
+                            "lazily (a dask array): FGM and FSA fit on it", source=source)
+        in_memory_only = [k for k in ("feature_map", "basis") if getattr(probe, k, None)]
+        if in_memory_only:
+            raise DataError(f"{name}'s {in_memory_only[0]}={getattr(probe, in_memory_only[0])!r}"
+                            " needs the data in memory and this dataset is opened lazily",
+                            source=source)
     if task == "classification":
         if dataset.task != "classification":
             raise DataError(f"{cls.display_name or cls.__name__} is a classifier but the "

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from ._catalogue import CatalogueEntry, catalogue, catalogue_entries, entry, make
-from ._dataset import Dataset
+from ._dataset import Dataset, format_bytes
 from ._errors import DataError
 from ._lazy import lazy_format, load_lazy
 from ._loaders import detect_format, load_file, save
@@ -68,8 +68,8 @@ def load(source, *, label=None, name: str | None = None, **params) -> Dataset:
 
 __all__ = [
     "CatalogueEntry", "DataError", "Dataset", "as_matrix", "catalogue", "catalogue_entries",
-    "check_binary", "check_labels", "detect_format", "entry", "infer_task", "lazy_format", "load",
-    "load_file", "load_lazy",
+    "check_binary", "check_labels", "detect_format", "entry", "format_bytes", "infer_task",
+    "lazy_format", "load", "load_file", "load_lazy",
     "make", "make_fgm_groups", "make_fgm_linear", "make_fsa_correlated",
     "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_ranking", "make_semi_supervised",
     "make_sparse_wide", "make_text_like", "make_textures", "make_xor", "save",

@@ -108,7 +108,7 @@ class Dataset:
         parts = [f"{self.n_samples:,} × {self.n_features:,}"]
         if self.is_lazy:
             size = self.n_samples * self.n_features * np.dtype(self.X.dtype).itemsize
-            kind = "sparse chunks" if self.is_sparse else f"{_bytes(size)} {self.X.dtype}"
+            kind = "sparse chunks" if self.is_sparse else f"{format_bytes(size)} {self.X.dtype}"
             parts.append(f"lazy (dask, {kind}, {self.X.numblocks[0]}×{self.X.numblocks[1]} "
                          "chunks)")
         else:
@@ -165,7 +165,7 @@ class Dataset:
         )
 
 
-def _bytes(size: float) -> str:
+def format_bytes(size: float) -> str:
     for unit in ("B", "kB", "MB", "GB", "TB"):
         if size < 1000 or unit == "TB":
             return f"{size:.3g} {unit}"

@@ -20,7 +20,7 @@ import param
 
 from .. import metrics as M
 from .._params import ParamSpec
-from ..data import DataError, Dataset, catalogue, entry, load
+from ..data import DataError, Dataset, catalogue, entry, format_bytes, load
 from ..experiments import check_compatible, fit_kwargs
 from ..methods import REGISTRY, get_method
 from ..texts import explain
@@ -434,9 +434,13 @@ class ExplorerState(param.Parameterized):
         if not self.running and self.estimator is not None:
             scores = "".join(f" · test {M.METRICS[k].label} {v:.3f}"
                              for k, v in self.headline_scores().items())
+        passes = ""
+        if "passes" in record.info:  # a dask X: the physical work so far
+            passes = (f" · {record.info['passes']} passes over X, "
+                      f"{format_bytes(record.info.get('bytes_read', 0))} read")
         self.status = (f"Selected: {record.n_selected} features · objective "
                        f"{record.objective:.5g} · iteration {record.iteration + 1} · "
-                       f"{record.elapsed:.2f} s{scores} · {state}")
+                       f"{record.elapsed:.2f} s{passes}{scores} · {state}")
 
     def _explain(self, record) -> None:
         self.explanation = explain(self.method, record) or (

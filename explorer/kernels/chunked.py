@@ -1,9 +1,10 @@
 """A dask array seen through the products the methods need, each one pass over its chunks.
 
 FGM's worst-case analysis (Alg. 2) and FSA's gradient are map-reduce over the blocks of X:
-every block ``X_ij`` computes its part of ``Xᵀs`` with the in-memory kernel (:func:`xts`),
-partial sums are added per column chunk, and FGM's top-B is taken per column chunk before the
-global top-B on the driver. Only selected columns (:meth:`ChunkedMatrix.take`) and vectors of
+every block ``X_ij`` computes its part of ``Xᵀs`` with the in-memory kernel (:func:`xts`)
+(``da.blockwise``), the parts are summed over row chunks by dask's tree reduction, and FGM's
+top-B is taken per column chunk before the global top-B on the driver: one graph, computed
+once, per pass. Only selected columns (:meth:`ChunkedMatrix.take`) and vectors of
 length n or m ever come back. The tasks run on the active ``dask.distributed`` client, or on
 dask's threaded scheduler when there is none (``dask.compute`` picks it). Chunks may be dense
 arrays or scipy sparse matrices.
@@ -27,34 +28,34 @@ def is_dask(X) -> bool:
 
 
 def _block_xts(block, s):
-    return xts(block, s)
+    """One block's part of Xᵀs, as a row (1, columns of the block)."""
+    return xts(block, s)[None, :]
 
 
-def _block_top(parts, lam, k, offset):
-    v = np.sum(parts, axis=0) * lam
-    ids, vals = top_k(v * v, k)
+def _chunk_top(v, lam, k, offset):
+    """The k best (λ v)² of one column chunk: (ids, scores, all finite)."""
+    scaled = v * lam
+    ids, vals = top_k(scaled * scaled, min(k, v.size))
     return ids + offset, vals, bool(np.isfinite(v).all())
 
 
-def _block_sum(parts):
-    return np.sum(parts, axis=0)
-
-
 def _block_matvec(block, w):
-    return np.asarray(block @ w, dtype=np.float64)
+    """One block's part of X w, as (rows, 1, outputs)."""
+    out = np.asarray(block @ w, dtype=np.float64)
+    return out.reshape(out.shape[0], 1, -1)
 
 
 def _block_moments(block):
+    """Column sums, sums of squares and stored values of one block, as (1, 3, columns)."""
     if sp.issparse(block):
-        sq = block.multiply(block)
-        return (np.asarray(block.sum(axis=0), dtype=np.float64).ravel(),
-                np.asarray(sq.sum(axis=0), dtype=np.float64).ravel(), int(block.nnz))
-    return (block.sum(axis=0, dtype=np.float64),
-            np.einsum("ij,ij->j", block, block, dtype=np.float64), int(block.size))
-
-
-def _block_take(block, local):
-    return block[:, local]
+        sums = np.asarray(block.sum(axis=0), dtype=np.float64).ravel()
+        sq = np.asarray(block.multiply(block).sum(axis=0), dtype=np.float64).ravel()
+        stored = np.asarray(block.getnnz(axis=0), dtype=np.float64)
+    else:
+        sums = block.sum(axis=0, dtype=np.float64)
+        sq = np.einsum("ij,ij->j", block, block, dtype=np.float64)
+        stored = np.full(block.shape[1], float(block.shape[0]))
+    return np.stack([sums, sq, stored])[None]
 
 
 def _block_first_bad(block):
@@ -88,6 +89,7 @@ class ChunkedMatrix:
         self._blocks = None
         self.counts = {"passes": 0, "bytes_read": 0}  # shared with subsets of this matrix
         self.nnz = None  # known after column_moments() on sparse chunks
+        self.column_nnz = None
 
     @property
     def passes(self) -> int:
@@ -131,17 +133,20 @@ class ChunkedMatrix:
         return dask.compute(*tasks)
 
     # ------------------------------------------------------------------ products
+    def _scores(self, s: np.ndarray):
+        """The lazy ``Xᵀs``: one task per block, summed over row chunks by a tree."""
+        import dask.array as da
+
+        s = da.from_array(np.ascontiguousarray(s, dtype=np.float64),
+                          chunks=(self.array.chunks[0],))
+        parts = da.blockwise(_block_xts, "ij", self.array, "ij", s, "i", dtype=np.float64,
+                             adjust_chunks={"i": 1}, meta=np.empty((0, 0)))
+        return parts.sum(axis=0)
+
     def xts(self, s: np.ndarray) -> np.ndarray:
         """``Xᵀs`` as float64 (one pass)."""
-        from dask import delayed
-
-        parts = self._row_parts(s)
-        blocks = self.blocks
-        columns = [delayed(_block_sum)([delayed(_block_xts)(blocks[i, j], parts[i])
-                                        for i in range(blocks.shape[0])])
-                   for j in range(blocks.shape[1])]
         self._count_pass()
-        v = np.concatenate(self._compute(*columns)) if columns else np.zeros(0)
+        v = self._compute(self._scores(s))[0]
         self._check(v)
         return v
 
@@ -150,14 +155,9 @@ class ChunkedMatrix:
         (one pass; only k ids and scores per chunk come back)."""
         from dask import delayed
 
-        parts = self._row_parts(s)
-        blocks = self.blocks
-        tops = []
-        for j in range(blocks.shape[1]):
-            a, b = self.col_bounds[j], self.col_bounds[j + 1]
-            partial = [delayed(_block_xts)(blocks[i, j], parts[i])
-                       for i in range(blocks.shape[0])]
-            tops.append(delayed(_block_top)(partial, lam[a:b], min(k, b - a), int(a)))
+        chunks = self._scores(s).to_delayed()
+        tops = [delayed(_chunk_top)(chunk, lam[a:b], k, int(a))
+                for chunk, a, b in zip(chunks, self.col_bounds[:-1], self.col_bounds[1:])]
         self._count_pass()
         results = self._compute(*tops)
         if not all(finite for _, _, finite in results):
@@ -169,20 +169,18 @@ class ChunkedMatrix:
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         """``X w`` for w of shape (m,) or (m, c) (one pass)."""
-        from dask import delayed
+        import dask.array as da
 
         w = np.asarray(w, dtype=np.float64)
-        blocks = self.blocks
-        rows = []
-        for i in range(blocks.shape[0]):
-            rows.append(delayed(_block_sum)([
-                delayed(_block_matvec)(blocks[i, j],
-                                       w[self.col_bounds[j]:self.col_bounds[j + 1]])
-                for j in range(blocks.shape[1])]))
+        W = w.reshape(w.shape[0], -1)
+        lazy_w = da.from_array(W, chunks=(self.array.chunks[1], W.shape[1]))
+        parts = da.blockwise(_block_matvec, "ijk", self.array, "ij", lazy_w, "jk",
+                             dtype=np.float64, adjust_chunks={"j": 1}, concatenate=True,
+                             meta=np.empty((0, 0, 0)))
         self._count_pass()
-        out = np.concatenate(self._compute(*rows)) if rows else np.zeros((0,) + w.shape[1:])
+        out = self._compute(parts.sum(axis=1))[0]
         self._check(out)
-        return out
+        return out.reshape((self.shape[0],) + w.shape[1:])
 
     def __matmul__(self, w):
         return self.matvec(w)
@@ -190,53 +188,39 @@ class ChunkedMatrix:
     def column_moments(self) -> tuple[np.ndarray, np.ndarray]:
         """Column sums and sums of squares (float64; one pass). Sparse chunks also give
         the number of stored values (``nnz``), which sizes later passes."""
-        from dask import delayed
+        import dask.array as da
 
-        blocks = self.blocks
-        per_block = [[delayed(_block_moments)(blocks[i, j]) for i in range(blocks.shape[0])]
-                     for j in range(blocks.shape[1])]
-        results = self._compute(*per_block)
+        parts = da.blockwise(_block_moments, "ikj", self.array, "ij", new_axes={"k": 3},
+                             dtype=np.float64, adjust_chunks={"i": 1}, meta=np.empty((0, 0, 0)))
         self._count_pass()
-        sums = np.concatenate([np.sum([r[0] for r in col], axis=0) for col in results])
-        sq = np.concatenate([np.sum([r[1] for r in col], axis=0) for col in results])
+        sums, sq, stored = self._compute(parts.sum(axis=0))[0]
         if self.sparse:
-            self.nnz = int(sum(r[2] for col in results for r in col))
+            self.column_nnz = stored.astype(np.int64)
+            self.nnz = int(stored.sum())
         self._check(sq)
         return sums, sq
 
     # ------------------------------------------------------------------ columns
     def take(self, cols) -> np.ndarray | sp.csc_matrix:
-        """Columns ``cols`` (in that order) in memory: a dense float array or CSC matrix.
-        Reads only the column chunks that hold them."""
-        from dask import delayed
-
+        """Columns ``cols`` (in that order) in memory: a dense Fortran-ordered array or a CSC
+        matrix. Reads only the column chunks that hold them."""
         cols = np.asarray(cols, dtype=np.int64)
         if cols.size == 0:
             return sp.csc_matrix((self.shape[0], 0), dtype=self.dtype) if self.sparse \
-                else np.zeros((self.shape[0], 0), dtype=self.dtype)
+                else np.zeros((self.shape[0], 0), dtype=self.dtype, order="F")
         order = np.argsort(cols, kind="stable")
         sorted_cols = cols[order]
         chunk = np.searchsorted(self.col_bounds, sorted_cols, side="right") - 1
-        blocks = self.blocks
-        tasks, touched = [], 0
-        for j in np.unique(chunk):
-            local = sorted_cols[chunk == j] - self.col_bounds[j]
-            touched += int(self.col_bounds[j + 1] - self.col_bounds[j])
-            tasks.append([delayed(_block_take)(blocks[i, j], local)
-                          for i in range(blocks.shape[0])])
-        pieces = self._compute(*tasks)
+        touched = int(np.diff(self.col_bounds)[np.unique(chunk)].sum())
+        stacked = self._compute(self.array[:, sorted_cols])[0]
         self.counts["bytes_read"] += int(self.bytes_per_pass * touched / max(1, self.shape[1]))
-        if self.sparse:
-            stacked = sp.hstack([sp.vstack(col, format="csc") for col in pieces], format="csc")
-        else:
-            stacked = np.hstack([np.vstack(col) for col in pieces])
         inverse = np.empty_like(order)
         inverse[order] = np.arange(order.size)
-        out = stacked[:, inverse]
         if self.sparse:
-            return sp.csc_matrix(out)
+            return sp.csc_matrix(sp.csr_matrix(stacked)[:, inverse])
+        out = np.asfortranarray(np.asarray(stacked)[:, inverse])
         self._check(out)
-        return np.asfortranarray(out)
+        return out
 
     def __getitem__(self, key):
         """``X[:, cols]`` (columns in memory, as :meth:`take`); rows are not indexed here."""
@@ -258,8 +242,9 @@ class ChunkedMatrix:
         else:
             sub = sub.rechunk({1: width})
         out = self._derived(sub)
-        if self.nnz is not None:
-            out.nnz = int(self.nnz * cols.size / max(1, self.shape[1]))
+        if self.column_nnz is not None:
+            out.column_nnz = self.column_nnz[cols]
+            out.nnz = int(out.column_nnz.sum())
         return out
 
     def rows(self, idx) -> np.ndarray | sp.csr_matrix:
@@ -270,7 +255,7 @@ class ChunkedMatrix:
     def persist(self) -> ChunkedMatrix:
         """Keep the chunks in memory (on the workers with a distributed client)."""
         out = self._derived(self.array.persist())
-        out.nnz = self.nnz
+        out.nnz, out.column_nnz = self.nnz, self.column_nnz
         return out
 
     def to_memory(self):

@@ -65,7 +65,7 @@ def test_fsa_on_dask_equals_in_memory(sparse, params, monkeypatch):
     monkeypatch.setattr(fsa_module, "LOCAL_BYTES", 5_000 if sparse else 240 * 8 * 8)
     X, y = _problem(m=150, sparse=sparse)
     a = FSA(n_iter=100, **params).fit(X, y)
-    b = FSA(n_iter=100, **params).fit(_lazy(X, (80, 11)), y)
+    b = FSA(n_iter=100, **params).fit(_lazy(X, (80, 40)), y)
     _same_fit(a, b)
     lazy_steps = [r for r in b.history_ if not r.info["in_memory"]]
     assert len(lazy_steps) >= 2  # the chunked path really ran

@@ -40,6 +40,12 @@ class FeatureSpace:
     n_candidates: int = 0
     n_samples: int = 0
     passes: int = 0  # scoring passes over the data so far (the "physical unit")
+    _training_data = ("X", "codes")  # per-example arrays: used by the fit, never pickled
+
+    def __getstate__(self):
+        """A fitted model keeps its space to name and transform features; the training
+        matrix it was scored on stays out of the pickle (and out of messages to workers)."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._training_data}
 
     def top(self, s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Ids and scores of the k best candidates for signal ``s`` (decreasing)."""

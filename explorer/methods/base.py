@@ -243,6 +243,16 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     _fit_params: ClassVar[tuple[str, ...]] = ()  # extra keyword arguments fit() accepts
     accepts_chunked: ClassVar[bool] = False  # fit takes a dask X (kernels.chunked)
 
+    _transient: ClassVar[tuple[str, ...]] = ("_master",)  # fit-time solver state
+
+    def __getstate__(self):
+        """Pickles hold the model, not the fit's working data (the restricted master's
+        columns; feature spaces drop their training matrix themselves)."""
+        state = super().__getstate__()
+        for name in self._transient:
+            state.pop(name, None)
+        return state
+
     # --------------------------------------------------------------- task
     @property
     def _task(self) -> str:

@@ -23,6 +23,8 @@ against its residual instead of the paper's α = 1).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -314,7 +316,7 @@ class FGM(BaseSelector):
             np.add.at(importance, cols.feature_a, np.abs(w))
             pair = cols.kind == 2
             np.add.at(importance, cols.feature_b[pair], np.abs(w[pair]))
-            generated.append((cols, w))
+            generated.append((replace(cols, matrix=None), w))  # the model, not the data
         self.coef_ = importance
         self.support_ = importance > 0
         self._generated = generated

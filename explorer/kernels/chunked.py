@@ -90,6 +90,8 @@ class ChunkedMatrix:
         self.counts = {"passes": 0, "bytes_read": 0}  # shared with subsets of this matrix
         self.nnz = None  # known after column_moments() on sparse chunks
         self.column_nnz = None
+        self.persisted = False  # chunks held in (worker) memory by persist()
+        self.root, self.root_cols = array, None  # what subset() slices from
 
     @property
     def passes(self) -> int:
@@ -229,19 +231,14 @@ class ChunkedMatrix:
             return self.take(np.arange(self.shape[1])[key[1]])
         raise TypeError("a chunked X is indexed by columns only: X[:, cols]")
 
-    def subset(self, cols, *, target_chunk_bytes: int = 64 * 2**20) -> ChunkedMatrix:
-        """The lazy matrix of columns ``cols`` (sorted), re-chunked so that narrowed column
-        chunks are merged back to about ``target_chunk_bytes``; counters carry over."""
+    def subset(self, cols) -> ChunkedMatrix:
+        """The lazy matrix of columns ``cols`` (sorted), sliced from the original array (so
+        that shrinking a working set many times never stacks slices on slices); chunks left
+        without columns drop out of later passes. Counters carry over."""
         cols = np.asarray(cols, dtype=np.int64)
-        sub = self.array[:, cols]
-        rows = max(sub.chunks[0])
-        per_col = max(1, rows * self.dtype.itemsize)
-        width = int(min(max(1, cols.size), max(1, target_chunk_bytes // per_col)))
-        if self.sparse:
-            sub = sub.rechunk({1: width}) if len(sub.chunks[1]) > 1 else sub
-        else:
-            sub = sub.rechunk({1: width})
-        out = self._derived(sub)
+        root_cols = cols if self.root_cols is None else self.root_cols[cols]
+        out = self._derived(self.root[:, root_cols])
+        out.root, out.root_cols = self.root, root_cols
         if self.column_nnz is not None:
             out.column_nnz = self.column_nnz[cols]
             out.nnz = int(out.column_nnz.sum())
@@ -252,10 +249,16 @@ class ChunkedMatrix:
         out = self.array[np.asarray(idx, dtype=np.int64)].compute()
         return sp.csr_matrix(out) if sp.issparse(out) else np.asarray(out)
 
-    def persist(self) -> ChunkedMatrix:
-        """Keep the chunks in memory (on the workers with a distributed client)."""
-        out = self._derived(self.array.persist())
-        out.nnz, out.column_nnz = self.nnz, self.column_nnz
+    def persist(self, *, target_chunk_bytes: int = 64 * 2**20) -> ChunkedMatrix:
+        """Keep the chunks in memory (on the workers with a distributed client), merged into
+        column chunks of about ``target_chunk_bytes`` (narrowed chunks cost tasks)."""
+        array = self.array
+        if len(array.chunks[1]) > 1:
+            per_col = max(1, max(array.chunks[0]) * self.dtype.itemsize)
+            width = int(min(self.shape[1], max(1, target_chunk_bytes // per_col)))
+            array = array.rechunk({1: width})
+        out = self._derived(array.persist())
+        out.nnz, out.column_nnz, out.persisted = self.nnz, self.column_nnz, True
         return out
 
     def to_memory(self):

@@ -250,12 +250,15 @@ class FGM(BaseSelector):
         before = self.selected_features_
         k = int(self.k) if self.k is not None else \
             max(1, int(round(before.size * int(self.B) / B_grown)))
-        margins = self.decision_function(X)
         stopping = Stopping(float(self.inner_tol) ** 2, int(self.max_inner))
+        passes = {}
         if getattr(X, "is_chunked", False):  # the refit needs only the selected columns
+            chunked = X
             X, support, coef = X.take(before), np.arange(before.size), self.coef_[before]
+            passes = {"passes": int(chunked.passes), "bytes_read": int(chunked.bytes_read)}
         else:
             support, coef = before, self.coef_
+        margins = np.asarray(X[:, support] @ coef[support]).ravel() + self.intercept_
         kept, weights, intercept, res = prune_and_refit(
             X, y, LOSSES[self.loss](), float(self.C), support, coef, margins, k,
             fit_intercept=self.fit_intercept, stopping=stopping,
@@ -281,7 +284,7 @@ class FGM(BaseSelector):
                             np.asarray(res.trace, dtype=float), "B": int(self.B),
                             "stop_reason": f"refined: kept {kept.size} of {before.size} "
                                            "features by their sacrifice, refit",
-                            "weights": coef[self.support_]})
+                            "weights": coef[self.support_], **passes})
 
     def _check_certificate(self, result, master: L12Master, recorder: Recorder) -> None:
         """``inner_measure_``: the last master's relative duality gap; a ConvergenceWarning

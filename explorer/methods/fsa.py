@@ -369,9 +369,11 @@ class _Run:
                 "weights": weights, "values": values, "eta": self.eta,
                 "work_columns": int(self.bins.shape[1] if self.pl else self.work.shape[1])}
         if self.chunked is not None:
+            lazy = getattr(self.work, "is_chunked", False)
             info.update({"passes": int(self.chunked.passes),
                          "bytes_read": int(self.chunked.bytes_read),
-                         "in_memory": not getattr(self.work, "is_chunked", False)})
+                         "working_set": ("persisted" if self.work.persisted else "lazy")
+                         if lazy else "in memory"})
         return {"loss": loss, "alive": alive, "info": info}
 
     def _step(self, e):
@@ -521,7 +523,7 @@ def _cluster_memory() -> int:
     try:
         from distributed import default_client
 
-        info = default_client().scheduler_info(n_workers=-1)
+        info = default_client().scheduler_info()
     except (ImportError, ValueError):
         return 0
     return int(sum(w.get("memory_limit", 0) or 0 for w in info.get("workers", {}).values()))

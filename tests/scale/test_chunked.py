@@ -67,6 +67,14 @@ def test_counters_bytes_and_subset():
     sub.xts(np.ones(70))
     assert C.passes == 2 and C.bytes_read == 70 * 40 * 4 + 70 * 3 * 4  # shared counters
     np.testing.assert_allclose(sub.to_memory(), X[:, [1, 5, 30]])
+    # shrinking again slices the original array: the graph does not grow with each shrink
+    again = sub.subset(np.array([0, 2]))
+    assert len(again.array.dask.layers) == len(sub.array.dask.layers)
+    np.testing.assert_allclose(again.to_memory(), X[:, [1, 30]])
+    assert again.array.numblocks[1] <= 2  # chunks that lost all their columns are gone
+    kept = again.persist()
+    assert kept.persisted and kept.array.numblocks == (2, 1)
+    np.testing.assert_allclose(kept.subset(np.array([1])).to_memory(), X[:, [30]])
 
 
 def test_non_finite_entry_is_located():

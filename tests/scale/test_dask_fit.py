@@ -67,7 +67,7 @@ def test_fsa_on_dask_equals_in_memory(sparse, params, monkeypatch):
     a = FSA(n_iter=100, **params).fit(X, y)
     b = FSA(n_iter=100, **params).fit(_lazy(X, (80, 40)), y)
     _same_fit(a, b)
-    lazy_steps = [r for r in b.history_ if not r.info["in_memory"]]
+    lazy_steps = [r for r in b.history_ if r.info["working_set"] == "lazy"]
     assert len(lazy_steps) >= 2  # the chunked path really ran
     assert b.history_[-1].info["passes"] >= 2 * len(lazy_steps)
 
@@ -120,3 +120,16 @@ def test_fit_uses_the_active_distributed_client():
         after = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.transition_counter)
     assert after > before  # the passes ran as tasks on the cluster
     _same_fit(FGM(B=5).fit(X, y), model)
+
+
+def test_fsa_persists_a_small_working_set_on_the_workers(monkeypatch):
+    from distributed import Client, LocalCluster
+
+    monkeypatch.setattr(fsa_module, "LOCAL_BYTES", 240 * 8 * 8)
+    X, y = _problem(m=150)
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, memory_limit="4GB",
+                      dashboard_address=":0") as cluster, Client(cluster):
+        model = FSA(k=6, n_iter=100).fit(_lazy(X, (80, 40)), y)
+    where = [r.info["working_set"] for r in model.history_]
+    assert "persisted" in where and where[-1] == "in memory"
+    _same_fit(FSA(k=6, n_iter=100).fit(X, y), model)

@@ -115,7 +115,21 @@ class ChunkedMatrix:
 
     @property
     def bytes_per_pass(self) -> int:
-        """Bytes one pass reads: n·m·itemsize dense; values and indices of sparse chunks."""
+        """Bytes one pass reads: n·m·itemsize dense; values and indices of sparse chunks. A
+        lazy column subset reads every source chunk that still holds one of its columns
+        whole (a Zarr or .npy chunk is read whole), and is counted so."""
+        if self.sparse and self.nnz is not None:
+            return int(self.nnz * (self.dtype.itemsize + 4))
+        columns = self.shape[1]
+        if self.root_cols is not None:
+            bounds = np.concatenate([[0], np.cumsum(self.root.chunks[1])])
+            touched = np.unique(np.searchsorted(bounds, self.root_cols, side="right") - 1)
+            columns = int(np.diff(bounds)[touched].sum())
+        return int(self.shape[0] * columns * self.dtype.itemsize)
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes this matrix takes in memory (dense values, or sparse values and indices)."""
         if self.sparse and self.nnz is not None:
             return int(self.nnz * (self.dtype.itemsize + 4))
         return int(self.shape[0] * self.shape[1] * self.dtype.itemsize)

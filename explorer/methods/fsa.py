@@ -33,7 +33,7 @@ from .base import BaseSelector, Recorder, register
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
 CHUNK_CELLS = 20_000_000    # cells a compiled chunk may touch before its records stream
 MAX_CHUNK = 64
-LOCAL_BYTES = 256 * 2**20   # a dask working set this small is pulled into memory
+LOCAL_BYTES = 512 * 2**20   # a dask working set this small is pulled into memory
 PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 _PAPER_ETA = {"logistic": 20.0, "huber_svm": 1.0, "lorenz": 1.0, "squared": 1.0, "ranking": 1.0}
 
@@ -276,6 +276,8 @@ class _Run:
     def _outputs(self):
         if self.pl:
             return self.basis.forward(self.bins, self.frac, self.beta) + self.b
+        if not self.beta.any():  # β = 0 (the first step): no pass over X needed
+            return np.full(self.n, float(self.b))
         w = np.zeros(self.work_orig.size)
         alive = self.work_pos >= 0
         w[alive] = self.beta[self.work_pos[alive]] / self.scale_work[alive]
@@ -508,10 +510,11 @@ def _shrink_chunked(work, cols):
     the workers once they fit a share of their memory, pulled into memory once small (the
     rest of the run is then the in-memory one). Pass counters carry over."""
     sub = work.subset(cols)
-    size = sub.bytes_per_pass
+    size = sub.memory_bytes
     if size <= LOCAL_BYTES:
-        local = sub.to_memory()
-        return local
+        return sub.to_memory()
+    if work.persisted:  # slice the persisted chunks once, not on every pass
+        return sub.persist()
     budget = _cluster_memory()
     if budget and size <= PERSIST_SHARE * budget:
         return sub.persist()

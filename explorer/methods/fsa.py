@@ -19,6 +19,8 @@ they are 10% of its width, so the cost follows the area under the schedule (Tabl
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -506,9 +508,10 @@ class _Run:
 
 
 def _shrink_chunked(work, cols):
-    """The surviving columns of a dask working set: kept lazy while large, persisted on
-    the workers once they fit a share of their memory, pulled into memory once small (the
-    rest of the run is then the in-memory one). Pass counters carry over."""
+    """The surviving columns of a dask working set: kept lazy while large, persisted (on
+    the workers, or here without a distributed client) once they fit a share of that memory,
+    pulled into this process once small (the rest of the run is then the in-memory one).
+    Pass counters carry over."""
     sub = work.subset(cols)
     size = sub.memory_bytes
     if size <= LOCAL_BYTES:
@@ -522,13 +525,15 @@ def _shrink_chunked(work, cols):
 
 
 def _cluster_memory() -> int:
-    """Total memory limit of the active dask.distributed client's workers (0: no client)."""
+    """Memory the working set may be persisted into: the total memory limit of the active
+    dask.distributed client's workers, or this machine's physical memory when dask runs
+    here (threaded scheduler)."""
     try:
         from distributed import default_client
 
         info = default_client().scheduler_info()
     except (ImportError, ValueError):
-        return 0
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     return int(sum(w.get("memory_limit", 0) or 0 for w in info.get("workers", {}).values()))
 
 

@@ -63,6 +63,7 @@ def test_fgm_on_dask_equals_in_memory(sparse, params):
 def test_fsa_on_dask_equals_in_memory(sparse, params, monkeypatch):
     # keep the working set lazy for most of the run (it is pulled into memory once small)
     monkeypatch.setattr(fsa_module, "LOCAL_BYTES", 5_000 if sparse else 240 * 8 * 8)
+    monkeypatch.setattr(fsa_module, "_cluster_memory", lambda: 0)  # never persisted
     X, y = _problem(m=150, sparse=sparse)
     a = FSA(n_iter=100, **params).fit(X, y)
     b = FSA(n_iter=100, **params).fit(_lazy(X, (80, 40)), y)
@@ -133,4 +134,12 @@ def test_fsa_persists_a_small_working_set_on_the_workers(monkeypatch):
         model = FSA(k=6, n_iter=100).fit(_lazy(X, (80, 40)), y)
     where = [r.info["working_set"] for r in model.history_]
     assert "persisted" in where and where[-1] == "in memory"
+    _same_fit(FSA(k=6, n_iter=100).fit(X, y), model)
+
+
+def test_fsa_without_a_client_persists_in_this_process(monkeypatch):
+    monkeypatch.setattr(fsa_module, "LOCAL_BYTES", 240 * 8 * 8)
+    X, y = _problem(m=150)
+    model = FSA(k=6, n_iter=100).fit(_lazy(X, (80, 40)), y)
+    assert "persisted" in [r.info["working_set"] for r in model.history_]
     _same_fit(FSA(k=6, n_iter=100).fit(X, y), model)

@@ -10,7 +10,8 @@ from ._generated import FixedFamily, FourierFamily, GaborFamily, median_bandwidt
 from ._linear import LinearSpace, tree_parents
 from ._nonlinear import BinnedSpace, Poly2Space
 from ._piecewise import PiecewiseLinearBasis, second_difference
+from ._sampled import SampledSpace
 
 __all__ = ["BinnedSpace", "Columns", "FeatureSpace", "FixedFamily", "FourierFamily", "GaborFamily",
-           "LinearSpace", "PiecewiseLinearBasis", "Poly2Space", "median_bandwidth",
+           "LinearSpace", "PiecewiseLinearBasis", "Poly2Space", "SampledSpace", "median_bandwidth",
            "second_difference", "tree_parents"]

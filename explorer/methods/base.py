@@ -31,6 +31,7 @@ from .._params import ParamSpec, specs_by_name  # noqa: F401  (re-exported)
 from ..data._errors import DataError
 from ..data._validation import as_matrix, check_binary, check_labels, check_rows
 from ..kernels.chunked import as_chunked, is_dask
+from ..optim.master import WarmStart
 
 Callback = Callable[["IterationRecord"], Any]
 
@@ -209,6 +210,17 @@ def get_method(name: str) -> type[BaseSelector]:
 
 
 # ----------------------------------------------------------------------------- base class
+def _equal(a, b) -> bool:
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, (np.ndarray, list, tuple)) or isinstance(b, (np.ndarray, list, tuple)):
+        try:
+            return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
+        except ValueError:  # ragged index lists
+            return len(a) == len(b) and all(_equal(x, z) for x, z in zip(a, b))
+    return bool(a == b)
+
+
 class BaseSelector(SelectorMixin, BaseEstimator):
     """Base of every method: fit/predict/transform/score and the selected-feature mask.
 
@@ -286,6 +298,28 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     def _check_params(self) -> None:
         """Extra parameter checks that the specs cannot express (override)."""
 
+    # --------------------------------------------------------------- warm start
+    @staticmethod
+    def _warm_key(**shared) -> tuple:
+        """What a warm start's next fit must share with the fit that left it."""
+        return tuple(sorted(shared.items()))
+
+    def _warm_for(self, **shared) -> WarmStart | None:
+        """The previous fit's :class:`~explorer.optim.WarmStart` if ``warm_start`` is on and
+        the new fit shares ``shared`` with it (else None: a cold fit)."""
+        state = getattr(self, "_warm", None)
+        if not getattr(self, "warm_start", False) or not isinstance(state, WarmStart):
+            return None
+        key = self._warm_key(**shared)
+        same = len(key) == len(state.key) and all(
+            a[0] == b[0] and _equal(a[1], b[1]) for a, b in zip(key, state.key))
+        if not same:
+            return None
+        recorder = self.__dict__.get("_fit_recorder")
+        if recorder is not None:
+            recorder.info["warm_start"] = True
+        return state
+
     def _validate_X(self, X, *, reset: bool):
         if is_dask(X) or getattr(X, "is_chunked", False):
             if reset and not self.accepts_chunked:
@@ -330,27 +364,14 @@ class BaseSelector(SelectorMixin, BaseEstimator):
                             f"{X.shape[0]} sample")
         y = np.asarray(y)
         check_rows(X, y)
-        warm = bool(getattr(self, "warm_start", False)) and (
-            getattr(self, "_warm", None) is not None or
-            getattr(self, "estimators_", None) is not None)
-        # a warm fit depends on the fit before it: every record says so
-        recorder = Recorder(callback, info={"warm_start": True} if warm else None)
-        task = self._task
-        y = check_labels(y, task="multitask" if (y.ndim == 2 and self.multiclass == "native")
-                         else ("classification" if task == "classification" else "regression"))
-        if task == "classification" and y.ndim == 1:
-            self.classes_ = np.unique(y)
-            if len(self.classes_) == 2:
-                y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-                self._fit(X, y_pm, recorder, **fit_params)
-            elif self.multiclass == "binary":
-                check_binary(y, method=self._describe())
-            elif self.multiclass == "ovr":
-                self._fit_ovr(X, y, recorder, **fit_params)
-            else:
-                self._fit(X, y, recorder, **fit_params)
-        else:
-            self._fit(X, y.astype(np.float64), recorder, **fit_params)
+        # a warm fit depends on the fit before it: every record says so (set by _warm_for
+        # when the previous fit's state applies, by _fit_ovr when it reuses the members)
+        recorder = Recorder(callback)
+        self._fit_recorder = recorder
+        try:
+            self._fit_task(X, y, recorder, fit_params)
+        finally:
+            del self._fit_recorder
         self.history_ = list(recorder.history)
         self.n_iter_ = len(self.history_)
         self.fit_time_ = recorder.elapsed()
@@ -367,6 +388,25 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     def _describe(self) -> str:
         return self.display_name or type(self).__name__
 
+    def _fit_task(self, X, y, recorder: Recorder, fit_params) -> None:
+        """Dispatch on the task: binary ±1, one-vs-rest, native multi-class, or real y."""
+        task = self._task
+        y = check_labels(y, task="multitask" if (y.ndim == 2 and self.multiclass == "native")
+                         else ("classification" if task == "classification" else "regression"))
+        if task == "classification" and y.ndim == 1:
+            self.classes_ = np.unique(y)
+            if len(self.classes_) == 2:
+                y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
+                self._fit(X, y_pm, recorder, **fit_params)
+            elif self.multiclass == "binary":
+                check_binary(y, method=self._describe())
+            elif self.multiclass == "ovr":
+                self._fit_ovr(X, y, recorder, **fit_params)
+            else:
+                self._fit(X, y, recorder, **fit_params)
+        else:
+            self._fit(X, y.astype(np.float64), recorder, **fit_params)
+
     def _fit(self, X, y, recorder: Recorder, **fit_params) -> None:  # pragma: no cover
         raise NotImplementedError  # abstract: every registered method overrides it
 
@@ -379,6 +419,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         previous = getattr(self, "estimators_", None) if getattr(self, "warm_start", False) \
             else None
         members = []
+        if previous is not None and len(previous) == len(self.classes_):
+            recorder.info["warm_start"] = True
         for k, label in enumerate(self.classes_):
             if previous is not None and len(previous) == len(self.classes_):
                 member = previous[k]

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from .._params import ParamSpec
 from ..features import BinnedSpace, LinearSpace, Poly2Space
-from ..optim import LOSSES, L12Master, OuterStep, Stopping, cutting_plane
+from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
 from ..optim.refine import OVERSELECT, prune_and_refit
 from ._cutting import block_record_info, linear_coef
 from .base import BaseSelector, Recorder, register
@@ -347,7 +347,7 @@ class FGM(BaseSelector):
         return out
 
     # ------------------------------------------------------------------ warm start
-    def _warm_state(self, master: L12Master):
+    def _warm_state(self, master: L12Master) -> WarmStart:
         weights = {}
         by_candidate = {}
         for cols, w in master.weights_by_column():
@@ -355,20 +355,22 @@ class FGM(BaseSelector):
                 key = (int(cols.candidate[c]), int(cols.feature_a[c]), int(cols.feature_b[c]))
                 weights[key] = weights.get(key, 0.0) + float(w[c])
                 by_candidate[key[0]] = by_candidate.get(key[0], 0.0) + float(w[c]) ** 2
-        return {"weights": weights, "norm2": by_candidate, "tau": master.tau,
-                "n_features": self.n_features_in_, "feature_map": self.feature_map,
-                "groups": self.groups}
+        ranked = sorted((c for c, v in by_candidate.items() if v > 0),
+                        key=lambda c: -by_candidate[c])
+        return WarmStart(key=self._warm_key(n_features=self.n_features_in_,
+                                            feature_map=self.feature_map),
+                         support=np.asarray(ranked, dtype=np.int64), coef=weights,
+                         step=master.tau)
 
     def _warm_blocks(self, space):
-        state = getattr(self, "_warm", None)
-        if not self.warm_start or state is None or state["n_features"] != self.n_features_in_ \
-                or state["feature_map"] != self.feature_map:
+        """A warm start's candidates, strongest first, re-chunked by the new B."""
+        state = self._warm_for(n_features=self.n_features_in_, feature_map=self.feature_map)
+        if state is None:
             return [], None, None
-        ranked = sorted((c for c, v in state["norm2"].items() if v > 0),
-                        key=lambda c: -state["norm2"][c])
         B = int(self.B)
-        blocks = [np.array(ranked[i:i + B], dtype=np.int64) for i in range(0, len(ranked), B)]
-        return blocks[: max(1, int(self.max_outer) - 1)], state["weights"], state["tau"]
+        ranked = state.support
+        blocks = [ranked[i:i + B] for i in range(0, ranked.size, B)]
+        return blocks[: max(1, int(self.max_outer) - 1)], state.coef, state.step
 
 
 def _subset(cols, keep):

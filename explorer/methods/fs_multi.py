@@ -38,7 +38,7 @@ import scipy.sparse as sp
 
 from .._params import ParamSpec
 from ..features import LinearSpace
-from ..optim import OuterStep, cutting_plane
+from ..optim import OuterStep, WarmStart, cutting_plane
 from ..optim.bundle import BundleMaster
 from ..optim.structured import default_k
 from ._cutting import block_record_info, linear_coef
@@ -176,7 +176,8 @@ class FSMulti(BaseSelector):
         self.lower_bound_, self.upper_bound_ = result.lower, result.upper
         self.n_outer_ = int(result.n_outer)
         self.n_passes_ = int(space.passes)
-        self._warm = {"support": np.flatnonzero(self.support_), "n": self.n_features_in_}
+        self._warm = WarmStart(key=self._warm_key(n_features=self.n_features_in_),
+                               support=np.flatnonzero(self.support_))
 
     def _update_model(self, master: BundleMaster) -> None:
         self.coef_ = linear_coef(master.weights_by_column(), self.n_features_in_)
@@ -184,11 +185,10 @@ class FSMulti(BaseSelector):
         self.support_ = self.coef_ != 0
 
     def _warm_blocks(self):
-        state = getattr(self, "_warm", None)
-        if not self.warm_start or state is None or state["n"] != self.n_features_in_ \
-                or self.groups is not None:
+        state = self._warm_for(n_features=self.n_features_in_)
+        if state is None or self.groups is not None:
             return []
-        support = state["support"]
+        support = state.support
         B = int(self.B)
         return [support[i:i + B] for i in range(0, support.size, B)][: int(self.max_outer) - 1]
 

@@ -29,6 +29,7 @@ from ..features import PiecewiseLinearBasis, second_difference
 from ..kernels import xts
 from ..optim.datafits import Datafit, PairwiseDatafit
 from ..optim.losses import make_loss
+from ..optim.master import WarmStart
 from ..optim.schedules import fsa_schedule
 from .base import BaseSelector, Recorder, register
 
@@ -268,11 +269,10 @@ class _Run:
             self.work_cols = np.arange(self.m)  # work's columns → positions in alive-space
         self.chunked = X if getattr(X, "is_chunked", False) else None  # its pass counters
         self.b = 0.0
-        previous = getattr(est, "_warm", None)
-        if est.warm_start and previous is not None and previous["m"] == self.m and \
-                previous["pl"] == self.pl:
-            self.beta[previous["kept"]] = previous["beta"]
-            self.b = previous["b"]
+        previous = est._warm_for(n_features=self.m, piecewise=self.pl)
+        if previous is not None:
+            self.beta[previous.support] = previous.coef
+            self.b = previous.intercept
 
     # --------------------------------------------------------------- model pieces
     def _outputs(self):
@@ -503,8 +503,9 @@ class _Run:
 
     def finish(self):
         self._store()
-        self.est._warm = {"m": self.m, "pl": self.pl, "kept": self.alive.copy(),
-                          "beta": self.beta.copy(), "b": self.b}
+        self.est._warm = WarmStart(key=self.est._warm_key(n_features=self.m, piecewise=self.pl),
+                                   support=self.alive.copy(), coef=self.beta.copy(),
+                                   intercept=self.b)
 
 
 def _shrink_chunked(work, cols):

@@ -3,12 +3,14 @@ Learning 2013).
 
 Problem (1): choose a finite set of features from a continuously parametrised family φ_θ and
 their weights to minimise Σ_t Σ_i L(y_it, Φ(w_t + w̃) + b_t) + λ_s‖w̃‖₁ + λ_p Σ_g ‖W_g‖_q.
-Algorithm 1 (column generation): solve the restricted master on the active features
-(:mod:`explorer.optim.group_master`: FISTA with warm starts, or the ADMM of §4.1), then sample
-``n_candidates`` parameter values, score each candidate group by its violation
-‖h‖_{q′}, h_t = φᵀL′_t (and |Σ_t h_t| for the shared weights) — the same Φᵀr product the other
-methods use, over generated columns — and add the worst violator if it exceeds λ + ε; stop
-when no sampled candidate violates or at ``max_features`` groups.
+Algorithm 1 (column generation) is FGM's outer loop (:func:`explorer.optim.cutting_plane`)
+with one group per step: solve the restricted master on the active features
+(:class:`explorer.optim.group_master.GroupMaster`: FISTA with warm starts, or the ADMM of §4.1),
+then draw ``n_candidates`` parameter values (:class:`explorer.features.SampledSpace`), score
+each candidate group by its violation ‖h‖_{q′}, h_t = φᵀL′_t (and |Σ_t h_t| for the shared
+weights) — the same Φᵀr product the other methods use, over generated columns — and add the
+worst violator if it exceeds λ(1 + ε); stop when no sampled candidate violates (checked again
+after the last master is polished to ``tol``) or at ``max_features`` groups.
 
 What the contract means for generated features:
 
@@ -33,20 +35,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._params import ParamSpec
+from ..features import SampledSpace
 from ..features._generated import (
     FixedFamily,
     FourierFamily,
     GaborFamily,
     median_bandwidth,
 )
-from ..kernels import xts
-from ..optim.group_master import (
-    admm_master,
-    datafit,
-    fista_master,
-    group_norms,
-    loss_gradient,
-)
+from ..optim import OuterStep, WarmStart, cutting_plane
+from ..optim.group_master import GroupMaster, loss_gradient
 from .base import BaseSelector, Recorder, register
 
 COARSE_KKT = 1e-1  # KKT residual (relative to λ) of the masters inside the loop
@@ -97,6 +94,7 @@ class GrFL(BaseSelector):
     supports_warm_start = True
     has_inner_trace = True
     _fit_params = ("image_shape", "feature_family")
+    _transient = ("_master", "_space")
     param_specs = (
         ParamSpec("family", "feature family", "fourier", "choice",
                   choices=("fourier", "fourier-multi", "gabor")),
@@ -189,144 +187,84 @@ class GrFL(BaseSelector):
 
     # ------------------------------------------------------------------ fit
     def _fit(self, X, y, recorder: Recorder, image_shape=None, feature_family=None, **_):
+        """Algorithm 1 as FGM's outer loop (:func:`~explorer.optim.cutting_plane`) with one
+        group per step, over a :class:`~explorer.features.SampledSpace` and the
+        :class:`~explorer.optim.group_master.GroupMaster`; it stops when no sampled candidate
+        violates the optimality conditions by more than ε (score ≤ 1 + tol)."""
         rng = np.random.default_rng(self.random_state)
-        self.stop_reason_ = None
         Y = self._targets(y)
-        n, T = Y.shape
-        state = getattr(self, "_warm", None) if self.warm_start else None
-        warm = state is not None and state["n_features"] == X.shape[1] and state["T"] == T \
-            and state["family"] == self.family and feature_family is None
-        fam = state["family_"] if warm else feature_family if feature_family is not None \
-            else self._make_family(X, image_shape)
+        T = Y.shape[1]
+        state = self._warm_for(n_features=X.shape[1], T=T, family=self.family) \
+            if feature_family is None else None
+        fam = state.extra["family_"] if state is not None else \
+            feature_family if feature_family is not None else self._make_family(X, image_shape)
         self.family_ = fam
-        if warm:
-            self.bandwidth_ = state["bandwidth"]
-        lam_s = float(self.lam_shared)
-        q = float(self.q)
-        qd = np.inf if q == 1 else (1.0 if q == np.inf else q / (q - 1.0))
-        gsize = fam.group_size
-        b_empty = self._empty_intercepts(Y)
+        if state is not None:
+            self.bandwidth_ = state.extra["bandwidth"]
+        tol = float(self.tol)
+        space = SampledSpace(X, fam, int(self.n_candidates), rng, q=float(self.q),
+                             lam_shared=float(self.lam_shared), threshold=1.0 + tol)
+        master = GroupMaster(Y, self.loss, 1.0, float(self.lam_shared), float(self.q),
+                             group_size=fam.group_size, solver=self.solver, tol=tol,
+                             coarse=COARSE_KKT, max_inner=int(self.max_inner),
+                             interrupt=recorder.interrupted,
+                             start=(state.coef, state.extra["ws"], state.intercept)
+                             if state is not None else None)
         # λ_max: the largest violation at the empty model, over a first candidate sample
-        viol, _ = self._violations(self._normalised(fam.columns(
-            X, fam.sample(int(self.n_candidates), rng)))[0],
-            loss_gradient(self.loss, Y, np.repeat(b_empty[None, :], n, axis=0)), gsize, qd)
+        viol = space.draw(master.initial().signal)[3]
         self.lambda_max_ = float(viol.max()) if viol.size else 0.0
         self.lam_ = float(self.lam) if self.lam is not None else 0.1 * self.lambda_max_
-        if warm:
-            params = list(state["params"])
-            Phi, sc = self._normalised(fam.columns(X, params))
-            scales = sc.tolist()
-            W, ws, b = state["W"], state["ws"], state["b"]
-        else:
-            params, scales = [], []
-            Phi = np.zeros((n, 0))
-            W, ws, b = np.zeros((0, T)), np.zeros(0), b_empty
-        groups = [np.arange(i * gsize, (i + 1) * gsize) for i in range(len(params))]
-        solve = fista_master if self.solver == "fista" else admm_master
-        # masters inside the loop only choose the next feature: solved to a 1e-2 KKT residual;
-        # the last one is solved to tol below
-        coarse = max(float(self.tol), COARSE_KKT)
-        if params:
-            # a warm start re-solves the master on the kept features at the new λ first
-            res = solve(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws, b0=b,
-                        tol=coarse, max_iter=int(self.max_inner),
-                        interrupt=recorder.interrupted)
-            W, ws, b = res.x
-            self._update(params, scales, W, ws, b, X.shape[1])
-            recorder.emit(objective=res.objective,
-                          n_selected=int(np.count_nonzero(group_norms(W, groups, q) > 0)),
-                          selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
-                          inner_measure=res.measure,
-                          info={"violation": np.nan, "lam": self.lam_,
-                                "n_generated": len(params), "new_feature": "none (warm start)",
-                                "weights": self.coef_[self.support_], "solver": self.solver,
-                                "inner_objective": np.asarray(res.trace)})
-        else:
-            self._update(params, scales, W, ws, b, X.shape[1])
-        L_est = None
-        while len(params) < int(self.max_features):
-            F = Phi @ (W + ws[:, None]) + b[None, :] if Phi.shape[1] else \
-                np.repeat(b[None, :], n, axis=0)
-            R = loss_gradient(self.loss, Y, F)
-            cand = fam.sample(int(self.n_candidates), rng)
-            raw = fam.columns(X, cand)
-            cols, sc = self._normalised(raw)
-            viol, shared_viol = self._violations(cols, R, gsize, qd)
-            if hasattr(fam, "active_mask"):
-                taken = fam.active_mask(cand, params)
-                viol[taken], shared_viol[taken] = -np.inf, -np.inf
-            best = int(np.argmax(viol))
-            best_shared = int(np.argmax(shared_viol)) if lam_s > 0 else -1
-            pick = best
-            if viol[best] <= self.lam_ + self.tol * max(self.lam_, 1e-12):
-                if lam_s <= 0 or shared_viol[best_shared] <= lam_s * (1 + self.tol):
-                    self.stop_reason_ = ("converged: no sampled candidate violates the "
-                                         "optimality conditions")
-                    break
-                pick = best_shared
-            sl = slice(pick * gsize, (pick + 1) * gsize)
-            params.append(cand[pick])
-            scales.extend(sc[sl].tolist())
-            Phi = np.hstack([Phi, cols[:, sl]])
-            groups.append(np.arange(Phi.shape[1] - gsize, Phi.shape[1]))
-            W = np.vstack([W, np.zeros((gsize, T))])
-            ws = np.concatenate([ws, np.zeros(gsize)])
-            kw = {"L0": L_est} if self.solver == "fista" else {}
-            res = solve(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws, b0=b,
-                        tol=coarse, max_iter=int(self.max_inner),
-                        interrupt=recorder.interrupted, **kw)
-            (W, ws, b), L_est = res.x, res.step_constant
-            self._update(params, scales, W, ws, b, X.shape[1])
-            norms = group_norms(W, groups, q)
-            go_on = recorder.emit(
-                objective=res.objective, n_selected=int(np.count_nonzero(norms > 0)),
-                selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
+        space.lam = master.lam = self.lam_
+        initial = [space.register(state.support)] if state is not None and \
+            len(state.support) else []
+        self._space, self._master = space, master
+        self._sync(master, X.shape[1])
+
+        def on_step(step: OuterStep) -> bool:
+            self._sync(master, X.shape[1])
+            res = master.result
+            warm = step.iteration == 0
+            return recorder.emit(
+                objective=step.solution.objective,
+                n_selected=int(np.count_nonzero(master.group_norms() > 0)),
+                selected=np.flatnonzero(self.support_), inner_steps=step.solution.inner_steps,
                 inner_measure=res.measure,
-                info={"violation": float(viol[pick]), "lam": self.lam_,
-                      "n_generated": len(params), "inner_objective": np.asarray(res.trace),
-                      "new_feature": fam_describe(cand[pick]),
+                info={"violation": np.nan if warm else space.violation[int(step.block[0])],
+                      "lam": self.lam_, "n_generated": len(self._params),
+                      "inner_objective": np.asarray(step.solution.trace),
+                      "new_feature": "none (warm start)" if warm
+                      else space.describe(int(step.block[0])),
                       "weights": self.coef_[self.support_], "solver": self.solver})
-            if not go_on:
-                break
-        else:
-            self.stop_reason_ = "max_features reached"
-        if self.stop_reason_ is None:
-            self.stop_reason_ = "stopped by the callback"
-        elif groups and coarse > float(self.tol):
-            res = solve(Phi, Y, groups, self.loss, self.lam_, lam_s, q, W0=W, ws0=ws, b0=b,
-                        tol=float(self.tol), max_iter=int(self.max_inner),
-                        interrupt=recorder.interrupted)
-            W, ws, b = res.x
-            self._update(params, scales, W, ws, b, X.shape[1])
-        self.inner_measure_ = float(res.measure) if groups else 0.0
-        self.objective_ = float(res.objective) if groups else np.nan
-        self._warm = {"params": list(params), "W": W, "ws": ws, "b": b,
-                      "n_features": X.shape[1], "T": T, "family": self.family,
-                      "family_": fam, "bandwidth": getattr(self, "bandwidth_", None)}
-        self.kkt_ = self._kkt(X, Y, Phi, W, ws, b, groups, qd, rng)
 
-    def _empty_intercepts(self, Y):
-        """The best constant outputs (the empty model's intercepts), per task."""
-        return np.atleast_1d(datafit(self.loss, Y).best_constant())
+        result = cutting_plane(space, master, B=1,
+                               max_outer=int(self.max_features) - sum(map(len, initial)),
+                               tol=None, threshold=1.0 + tol, on_step=on_step,
+                               initial_blocks=initial, report_initial=True)
+        self._sync(master, X.shape[1])
+        self.stop_reason_ = {"max_outer reached": "max_features reached",
+                             "stopped by callback": "stopped by the callback"}.get(
+            result.stop_reason, result.stop_reason)
+        if master.result is None and initial:
+            master.solve(tol)
+            self._sync(master, X.shape[1])
+        self.inner_measure_ = float(master.result.measure) if master.groups else 0.0
+        self.objective_ = float(master.result.objective) if master.groups else np.nan
+        self.n_passes_ = int(space.passes)
+        self._warm = WarmStart(
+            key=self._warm_key(n_features=X.shape[1], T=T, family=self.family),
+            support=list(self._params), coef=master.W, intercept=master.b,
+            extra={"ws": master.ws, "family_": fam,
+                   "bandwidth": getattr(self, "bandwidth_", None)})
+        self.kkt_ = self._kkt(X, Y, master, space)
 
-    @staticmethod
-    def _normalised(cols):
-        norms = np.linalg.norm(cols, axis=0)
-        norms = np.where(norms > 0, norms, 1.0)
-        return cols / norms, 1.0 / norms
-
-    @staticmethod
-    def _violations(cols, R, gsize, qd):
-        """‖h_g‖_{q′} per candidate group (h = φᵀL′ over all tasks) and max_col |Σ_t h_t|."""
-        H = np.column_stack([xts(cols, R[:, t]) for t in range(R.shape[1])])  # c × T
-        k = cols.shape[1] // gsize
-        Hg = H.reshape(k, gsize * H.shape[1])
-        if qd == np.inf:
-            viol = np.abs(Hg).max(axis=1)
-        else:
-            viol = np.sum(np.abs(Hg) ** qd, axis=1) ** (1.0 / qd)
-        shared = np.abs(H.sum(axis=1)).reshape(k, gsize).max(axis=1)
-        return viol, shared
+    def _sync(self, master, d) -> None:
+        params, scales = [], []
+        for cols in master.columns:
+            ids = cols.candidate[:: master.group_size]
+            params.extend(self._space.params[int(i)] for i in ids)
+            scales.append(cols.scale)
+        self._update(params, np.concatenate(scales) if scales else np.zeros(0), master.W,
+                     master.ws, master.b, d)
 
     def _update(self, params, scales, W, ws, b, d):
         """Model attributes from the current generated features (a usable model each step)."""
@@ -347,15 +285,17 @@ class GrFL(BaseSelector):
         self.intercept_ = float(b[0]) if b.size == 1 else b.copy()
         self.generated_params_ = list(params)
 
-    def _kkt(self, X, Y, Phi, W, ws, b, groups, qd, rng):
+    def _kkt(self, X, Y, master, space):
         """Largest violations of the optimality conditions (5)–(10), relative to λ."""
+        groups = master.groups
         if not groups:
             return {"active": 0.0, "inactive": 0.0, "candidates": np.nan}
-        F = Phi @ (W + ws[:, None]) + b[None, :]
-        R = loss_gradient(self.loss, Y, F)
-        G = Phi.T @ R                                   # ∇_W J, c × T
+        W = master.W
+        R = master.initial.__self__ and loss_gradient(
+            self.loss, Y, master.Phi @ (W + master.ws[:, None]) + master.b[None, :])
+        G = master.Phi.T @ R                              # ∇_W J, c × T
         active, inactive = 0.0, 0.0
-        q = float(self.q)
+        q, qd = float(self.q), space.qd
         for g in groups:
             Wg, Gg = W[g].ravel(), G[g].ravel()
             nrm = np.linalg.norm(Wg) if q == 2 else np.sum(np.abs(Wg) ** q) ** (1 / q)
@@ -365,11 +305,9 @@ class GrFL(BaseSelector):
             elif nrm == 0:
                 gn = np.linalg.norm(Gg) if qd == 2 else np.sum(np.abs(Gg) ** qd) ** (1 / qd)
                 inactive = max(inactive, max(0.0, gn / self.lam_ - 1.0))      # eq. 6
-        cand = self.family_.sample(int(self.n_candidates), rng)
-        cols, _ = self._normalised(self.family_.columns(X, cand))
-        viol, _ = self._violations(cols, R, self.family_.group_size, qd)
+        viol = space.draw(R)[3]
         return {"active": float(active), "inactive": float(inactive),
-                "candidates": float(max(0.0, viol.max() / self.lam_ - 1.0))}   # eq. 7
+                "candidates": float(max(0.0, viol.max(initial=0.0) / self.lam_ - 1.0))}  # eq. 7
 
     # ------------------------------------------------------------------ predict
     def transform(self, X):
@@ -424,10 +362,6 @@ class GrFL(BaseSelector):
     @classmethod
     def sweep_values(cls, X, y, n_points: int = 10):
         return sorted({int(v) for v in np.geomspace(2, 100, n_points)})
-
-
-def fam_describe(param) -> str:
-    return param.describe() if hasattr(param, "describe") else f"column {param}"
 
 
 def fixed_family(n_columns: int) -> FixedFamily:

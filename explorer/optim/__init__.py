@@ -4,7 +4,7 @@ the certified stopping rule, the cutting-plane outer loop and the restricted mas
 
 from .apg import Composite, SolverResult, apg
 from .cache import BlockCache, block_norms
-from .cutting_plane import CuttingPlaneResult, L12Master, MasterSolution, OuterStep, cutting_plane
+from .cutting_plane import CuttingPlaneResult, L12Master, OuterStep, cutting_plane
 from .l12 import L12Problem, solve_l12
 from .losses import (
     LOSSES,
@@ -16,6 +16,7 @@ from .losses import (
     SquaredHinge,
     make_loss,
 )
+from .master import MasterSolution, WarmStart
 from .penalties import GroupLq, L1Squared
 from .prox import (
     l1_squared_block_scales,
@@ -29,7 +30,8 @@ from .stopping import Stopping, relative_gap
 __all__ = [
     "BlockCache", "Composite", "CuttingPlaneResult", "GroupLq", "HuberHinge", "L12Master",
     "L12Problem", "L1Squared", "LOSSES", "Logistic", "Lorenz", "MarginLoss", "MasterSolution",
-    "OuterStep", "SolverResult", "Squared", "SquaredHinge", "Stopping", "apg", "block_norms",
+    "OuterStep", "SolverResult", "Squared", "SquaredHinge", "Stopping", "WarmStart", "apg",
+    "block_norms",
     "cutting_plane", "l1_squared_block_scales", "make_loss", "prox_group_l2", "prox_group_lq",
     "prox_l1_squared", "relative_gap", "soft_threshold", "solve_l12",
 ]

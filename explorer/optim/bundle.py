@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .cache import BlockCache, CachedMaster
+from .master import MasterSolution
 from .stopping import Stopping
 
 MU_ZERO = 1e-6  # block multipliers below this fraction of the largest are zero
@@ -250,7 +251,6 @@ class BundleMaster(CachedMaster):
 
     # --------------------------------------------------------------- protocol
     def initial(self):
-        from .cutting_plane import MasterSolution
         from .structured import allowed, delta, most_violated
 
         first = -self.y
@@ -279,8 +279,6 @@ class BundleMaster(CachedMaster):
         self.coef = np.concatenate([self.coef, np.zeros(columns.width)])
 
     def solve(self):
-        from .cutting_plane import MasterSolution
-
         stopping = self.stopping
         A = self.cache
         coef, b = self.coef.copy(), self.intercept

@@ -1,11 +1,14 @@
-"""The outer cutting-plane loop shared by FGM and FS-multi (Alg. 1 of Tan et al.), written once.
+"""The outer cutting-plane loop shared by FGM, FS-multi and GrFL (Alg. 1 of Tan et al.; Alg. 1
+of Rakotomamonjy et al. is the same loop over a sampled space), written once.
 
 score → generate a block (worst-case analysis, Alg. 2) → restricted master → new signal.
 
 The loop only knows two protocols: a :class:`~explorer.features.FeatureSpace` (ranks candidates
 for a signal vector and materialises chosen ones) and a restricted master (adds a block, solves,
 returns the next signal and, if it can, the terms of a certified lower bound). FGM plugs in the
-ℓ1² primal master solved by APG (:class:`L12Master`); FS-multi plugs in its bundle master.
+ℓ1² primal master solved by APG (:class:`L12Master`); FS-multi plugs in its bundle master;
+GrFL its group master (:class:`~explorer.optim.group_master.GroupMaster`) over a
+:class:`~explorer.features.SampledSpace`.
 """
 
 from __future__ import annotations
@@ -19,30 +22,11 @@ from .cache import BlockCache, CachedMaster
 from .datafits import Datafit
 from .l12 import balance, solve_l12
 from .losses import MarginLoss
+from .master import MasterSolution
 from .stopping import Stopping
 
 COARSE_GAP = 1e-2  # relative gap of the masters that only choose the next block
 COARSE_STALL = 1e-4  # ... or the paper's relative objective change, whichever comes first
-
-
-@dataclass
-class MasterSolution:
-    """What a restricted master returns after a solve.
-
-    ``objective`` is a primal value (an upper bound on the full problem's optimum since the
-    restricted solution is feasible for it); ``signal`` is the vector s whose scores
-    ``‖X_Gᵀs‖²`` rank the next candidates; ``dual_base`` (if the master has a dual) is the part
-    of the dual objective that does not depend on the block choice, so that
-    ``dual_base − ½ Σ top-B scores`` is a certified lower bound.
-    """
-
-    objective: float
-    signal: np.ndarray
-    trace: list[float] = field(default_factory=list)
-    inner_steps: int = 0
-    dual_base: float | None = None
-    block_norms: np.ndarray | None = None
-    info: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -71,12 +55,14 @@ class CuttingPlaneResult:
     stop_reason: str
 
 
-def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
+def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
                   on_step: Callable[[OuterStep], bool],
                   initial_blocks: Sequence[np.ndarray] = (),
                   gap_tol: float | None = None, context: int = 0,
-                  progress_scale: bool = False) -> CuttingPlaneResult:
-    """Run Algorithm 1 until the block repeats, the objective stalls, the gap closes or T_max.
+                  progress_scale: bool = False, threshold: float | None = None,
+                  report_initial: bool = False) -> CuttingPlaneResult:
+    """Run Algorithm 1 until the block repeats, the objective stalls, the gap closes, no
+    candidate scores above ``threshold``, or T_max.
 
     Parameters
     ----------
@@ -87,9 +73,9 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
         ``solve() -> MasterSolution`` and ``lower_bound(solution, top_scores) -> float|None``.
     B : int
         Candidates per generated block.
-    tol : float
+    tol : float or None
         Stop when the relative change of the master objective between outer iterations is at
-        most ``tol`` (the paper's ε_c = 1e-2).
+        most ``tol`` (the paper's ε_c = 1e-2); None: no such stop.
     on_step : callable
         Called after each outer iteration with an :class:`OuterStep`; return ``False`` to stop.
     initial_blocks : sequence of id arrays
@@ -103,6 +89,12 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
         Measure the objective change relative to the progress made since the empty model,
         (J_{T−1} − J_T)/(J_0 − J_T), instead of relative to J_T: for objectives dominated by a
         large constant (FS-multi's C·Δ with C = 0.1·n) the plain ratio stops too early.
+    threshold : float, optional
+        Stop when the best candidate's score is at most this: the optimality conditions hold
+        on every candidate scored (GrFL: violations relative to λ, threshold 1 + ε). A stop
+        found on a coarse master is re-checked after its polish.
+    report_initial : bool
+        Report the solve over ``initial_blocks`` as iteration 0 (when there are any).
     """
 
     def worst_case(signal):
@@ -125,11 +117,20 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
         upper = min(upper, solution.objective)
     ids, scores, runners, runner_scores = worst_case(solution.signal)
     lower = _max(lower, master.lower_bound(solution, scores))
+    if blocks and report_initial:
+        initial = np.concatenate(blocks)
+        if not on_step(OuterStep(0, initial, np.full(initial.size, np.nan), solution, lower,
+                                 upper, ids, None, runners, runner_scores)):
+            return CuttingPlaneResult(blocks, solution, lower, upper, 0, "stopped by callback")
     previous = solution.objective
-    reason = "max_outer"
+    reason = "max_outer reached"
     T = 0
     for T in range(1, max_outer + 1):
         key = tuple(sorted(ids.tolist()))
+        if _optimal(threshold, scores):
+            reason = OPTIMAL
+            T -= 1
+            break
         if ids.size == 0 or key in seen:
             reason = REPEATED
             T -= 1
@@ -142,7 +143,7 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
         next_ids, next_scores, next_runners, next_runner_scores = worst_case(solution.signal)
         lower = _max(lower, master.lower_bound(solution, next_scores))
         stop = _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol,
-                          gap_tol, lower, upper, next_ids, seen)
+                          gap_tol, lower, upper, next_ids, next_scores, seen, threshold)
         polish = getattr(master, "polish", None)
         if stop is not None and polish is not None:
             # intermediate masters are solved coarsely (they only choose the next block); the
@@ -157,9 +158,10 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
                 next_ids, next_scores, next_runners, next_runner_scores = \
                     worst_case(solution.signal)
                 lower = _max(lower, master.lower_bound(solution, next_scores))
-                if stop == REPEATED:
+                if stop in (REPEATED, OPTIMAL):
                     stop = _stop_rule(T, max_outer, previous, solution, empty, progress_scale,
-                                      tol, gap_tol, lower, upper, next_ids, seen)
+                                      tol, gap_tol, lower, upper, next_ids, next_scores, seen,
+                                      threshold)
         keep_going = on_step(OuterStep(T, ids, scores, solution, lower, upper, next_ids, stop,
                                        runners, runner_scores))
         previous = solution.objective
@@ -175,10 +177,17 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float,
 
 
 REPEATED = "converged: the worst-case block is already in the model"
+OPTIMAL = "converged: no candidate violates the optimality conditions"
+
+
+def _optimal(threshold, scores) -> bool:
+    return threshold is not None and (scores.size == 0 or float(scores[0]) <= threshold)
 
 
 def _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol, gap_tol, lower,
-               upper, next_ids, seen) -> str | None:
+               upper, next_ids, next_scores, seen, threshold) -> str | None:
+    if _optimal(threshold, next_scores):
+        return OPTIMAL
     if next_ids.size == 0 or tuple(sorted(next_ids.tolist())) in seen:
         return REPEATED
     scale = (empty - solution.objective) if progress_scale else solution.objective
@@ -186,7 +195,7 @@ def _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol, gap
     # ratio to it says nothing, and a new block may still leave the zero model
     undefined = progress_scale and scale <= 1e-12 * max(abs(empty), 1.0)
     change = abs(previous - solution.objective) / max(abs(scale), 1e-12)
-    if T >= 2 and not undefined and change <= tol:
+    if tol is not None and T >= 2 and not undefined and change <= tol:
         return f"converged: relative objective change {change:.2e} ≤ tol"
     if gap_tol is not None and lower is not None and \
             upper - lower <= gap_tol * max(abs(upper), 1e-12):

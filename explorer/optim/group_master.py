@@ -22,6 +22,7 @@ from scipy.special import expit
 from .apg import Composite, SolverResult, apg
 from .datafits import Datafit
 from .losses import make_loss
+from .master import MasterSolution
 from .penalties import GroupLq, _block_size, group_norms, prox_groups
 from .prox import soft_threshold
 from .stopping import TINY, Stopping
@@ -216,3 +217,91 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
     x = (U, final_ws, b)
     return SolverResult(x, problem.objective(x), trace, it, converged,
                         problem.measure(x) if not converged else measure)
+
+
+class GroupMaster:
+    """GrFL's restricted master (eq. 17) in the protocol of :func:`~explorer.optim.cutting_plane`
+    (``initial``/``add_block``/``solve``/``polish``/``lower_bound``): each block is one or more
+    generated groups; the signal it returns is L′ (n × T) at the current outputs, which the
+    sampled space scores as violations. Masters inside the loop stop at a KKT residual of
+    ``coarse``·λ (they only choose the next feature); :meth:`polish` solves the last to ``tol``.
+    """
+
+    def __init__(self, Y, loss: str, lam: float, lam_shared: float = 0.0, q: float = 2.0, *,
+                 group_size: int = 1, solver: str = "fista", tol: float = 1e-4,
+                 coarse: float = 1e-1, max_inner: int = 5000, interrupt=None, start=None):
+        if solver not in ("fista", "admm"):
+            raise ValueError(f"unknown solver {solver!r}; choose 'fista' or 'admm'")
+        self.Y = np.asarray(Y, dtype=np.float64)
+        self.loss = loss
+        self.lam, self.lam_shared, self.q = float(lam), float(lam_shared), float(q)
+        self.solver = solver
+        self.tol = float(tol)
+        self.coarse = max(float(tol), float(coarse))
+        self.max_inner = int(max_inner)
+        self.group_size = int(group_size)
+        self.interrupt = interrupt
+        n, T = self.Y.shape
+        self.Phi = np.zeros((n, 0))
+        self.groups: list[np.ndarray] = []
+        self.columns: list = []
+        self.W, self.ws = np.zeros((0, T)), np.zeros(0)
+        self.b = np.atleast_1d(datafit(loss, self.Y).best_constant()).astype(np.float64)
+        self._start = start  # (W, w̃, b) of a warm start, for the first block added
+        self._L = None
+        self._measure = np.inf
+        self.result: SolverResult | None = None
+
+    # --------------------------------------------------------------- protocol
+    def initial(self):
+        """The empty model: the best constant output per task, its loss and L′."""
+        F = np.repeat(self.b[None, :], self.Y.shape[0], axis=0)
+        value = loss_value(self.loss, self.Y, F)
+        return self._solution(value, F, [value], 0, np.nan)
+
+    def add_block(self, columns) -> None:
+        width, g = columns.width, self.group_size
+        start = self.Phi.shape[1]
+        self.Phi = np.hstack([self.Phi, np.asarray(columns.matrix, dtype=np.float64)])
+        self.groups.extend(np.arange(start + i, start + i + g) for i in range(0, width, g))
+        self.columns.append(columns)
+        W = np.zeros((width, self.Y.shape[1]))
+        ws = np.zeros(width)
+        if self._start is not None and start == 0 and self._start[0].shape[0] == width:
+            W, ws, self.b = (np.array(a, dtype=np.float64) for a in self._start)
+            ws = ws if ws.size == width else np.zeros(width)
+        self._start = None
+        self.W, self.ws = np.vstack([self.W, W]), np.concatenate([self.ws, ws])
+
+    def solve(self, tol: float | None = None):
+        solve = fista_master if self.solver == "fista" else admm_master
+        kw = {"L0": self._L} if self.solver == "fista" else {}
+        res = solve(self.Phi, self.Y, self.groups, self.loss, self.lam, self.lam_shared, self.q,
+                    W0=self.W, ws0=self.ws, b0=self.b, tol=self.coarse if tol is None else tol,
+                    max_iter=self.max_inner, interrupt=self.interrupt, **kw)
+        (self.W, self.ws, self.b), self._L = res.x, res.step_constant
+        self._measure = float(res.measure)
+        self.result = res
+        F = self.Phi @ (self.W + self.ws[:, None]) + self.b[None, :]
+        sol = self._solution(res.objective, F, res.trace, res.n_iter, res.measure)
+        sol.info["converged"] = bool(res.converged)
+        return sol
+
+    def polish(self):
+        """Re-solve to ``tol`` (None when the coarse solve already met it)."""
+        if self._measure <= self.tol or (self.interrupt is not None and self.interrupt()):
+            return None
+        return self.solve(self.tol)
+
+    def lower_bound(self, solution, top_scores):
+        return None  # no cheap dual point for eq. 17 (free intercepts): the test is the KKT one
+
+    # --------------------------------------------------------------- helpers
+    def group_norms(self) -> np.ndarray:
+        return group_norms(self.W, self.groups, self.q) if self.groups else np.zeros(0)
+
+    def _solution(self, value, F, trace, steps, measure):
+        return MasterSolution(objective=float(value), signal=loss_gradient(self.loss, self.Y, F),
+                              trace=list(trace), inner_steps=int(steps),
+                              block_norms=self.group_norms(),
+                              info={"inner_gap": float(measure)})

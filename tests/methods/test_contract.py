@@ -124,3 +124,25 @@ def _sklearn_checks():
 @pytest.mark.parametrize(("estimator", "check"), list(_sklearn_checks()))
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+WARM = [("fgm", {"B": 3}), ("fs-multi", {"B": 3}), ("fsa", {"k": 5, "n_iter": 40}),
+        ("grfl", {"max_features": 4, "n_candidates": 20})]
+
+
+@pytest.mark.parametrize(("name", "params"), WARM, ids=[w[0] for w in WARM])
+def test_warm_start_is_one_type_and_records_say_when_it_applies(name, params):
+    from explorer.optim import WarmStart
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((80, 12))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    est = REGISTRY[name](warm_start=True, **params).fit(X, y)
+    assert isinstance(est._warm, WarmStart)
+    assert not any(r.info.get("warm_start") for r in est.history_)  # the first fit is cold
+    est.fit(X, y)
+    assert all(r.info.get("warm_start") for r in est.history_)
+    # the previous state does not fit new data with other columns: a cold fit, and it says so
+    est.fit(X[:, :10], y)
+    assert not any(r.info.get("warm_start") for r in est.history_)
+    assert est.n_features_in_ == 10 and est.support_.size == 10

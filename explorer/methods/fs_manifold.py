@@ -39,6 +39,7 @@ from ..kernels import xts
 from ..optim.level import LevelStep, level_method
 from ..optim.manifold import knn_graph, laplacian, manifold_kernel
 from ..optim.stopping import Stopping
+from ..optim.svm_dual import svm_dual
 from .base import BaseSelector, Recorder, register
 
 TAU_GRID = tuple(round(0.1 * i, 1) for i in range(10))
@@ -173,7 +174,7 @@ class FSManifold(BaseSelector):
             value, c, g = 0.0, 0.0, np.zeros(X.shape[1])
             for k in range(Y.shape[1]):
                 yk = Y[:, k]
-                alpha = _svm_dual(M, yk, float(self.C))
+                alpha = svm_dual(M, yk, float(self.C))
                 s = alpha * yk
                 v = xts(X, s)                      # X_lᵀ(α∘y): the shared scorer
                 g_k = 0.5 * a2 * v * v
@@ -283,15 +284,3 @@ def _weighted_gram(X, p) -> np.ndarray:
     if sp.issparse(X):
         return np.asarray((X.multiply(p[None, :]) @ X.T).toarray())
     return (X * p[None, :]) @ X.T
-
-
-def _svm_dual(K: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
-    """α of the SVM dual max αᵀe − ½(α∘y)ᵀK(α∘y), 0 ≤ α ≤ C, αᵀy = 0 (libsvm, tight tol)."""
-    svm = SVC(kernel="precomputed", C=C, tol=1e-8, max_iter=10**7)
-    K = 0.5 * (K + K.T)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        svm.fit(K, y)
-    alpha = np.zeros(len(y))
-    alpha[svm.support_] = np.abs(svm.dual_coef_.ravel())
-    return alpha

@@ -9,10 +9,11 @@ import clarabel
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.svm import SVC
 
 from explorer import FSManifold
 from explorer.data import DataError, make
-from explorer.methods.fs_manifold import _svm_dual, _weighted_gram
+from explorer.methods.fs_manifold import _weighted_gram
 from explorer.optim.level import level_projection, lower_bound, project_capped_simplex
 from explorer.optim.manifold import (
     knn_graph,
@@ -101,6 +102,14 @@ def test_level_projection_matches_a_generic_qp(seed):
     assert np.all(c - G @ ours <= level + 1e-6)
 
 
+def _libsvm_dual(K, y, C):
+    """The inner max by libsvm directly (independent of the explorer's dual solver)."""
+    svm = SVC(kernel="precomputed", C=C, tol=1e-10, max_iter=10**7).fit(K, y)
+    alpha = np.zeros(len(y))
+    alpha[svm.support_] = np.abs(svm.dual_coef_.ravel())
+    return alpha
+
+
 def _saddle_by_grid(X, y, m, C, step=0.02):
     """min over a fine grid of P of the SVM dual value (the inner max, by libsvm)."""
     d = X.shape[1]
@@ -112,7 +121,7 @@ def _saddle_by_grid(X, y, m, C, step=0.02):
             continue
         pv = np.array([*p, last])
         K = _weighted_gram(X, pv)
-        alpha = _svm_dual(K, y, C)
+        alpha = _libsvm_dual(K, y, C)
         s = alpha * y
         best = min(best, alpha.sum() - 0.5 * s @ K @ s)
     return best

@@ -95,7 +95,16 @@ def test_admm_and_fista_reach_the_same_model(xor):
     assert [p.v.tolist() for p in a.generated_params_] == \
         [p.v.tolist() for p in b.generated_params_][:len(a.generated_params_)] or \
         abs(a.score(xor.X_test, xor.y_test) - b.score(xor.X_test, xor.y_test)) < 0.03
-    assert a.history_[0].objective == pytest.approx(b.history_[0].objective, rel=1e-3)
+    # on the same generated columns, both masters solved to the default tol agree
+    from explorer.optim.group_master import admm_master, fista_master
+
+    Phi = a.transform(xor.X)
+    Y = np.where(xor.y == a.classes_[1], 1.0, -1.0)[:, None]
+    groups = [np.arange(i, i + 2) for i in range(0, Phi.shape[1], 2)]
+    f = fista_master(Phi, Y, groups, "squared_hinge", a.lam_, tol=1e-4)
+    d = admm_master(Phi, Y, groups, "squared_hinge", a.lam_, tol=1e-4)
+    assert f.objective == pytest.approx(d.objective, rel=1e-5)
+    assert a.objective_ == pytest.approx(f.objective, rel=1e-5)
 
 
 def test_sparse_input_gives_the_dense_model(xor):
@@ -187,4 +196,7 @@ def test_default_master_is_solved_at_a_small_lambda():
     assert est.stop_reason_.startswith("converged")
     assert est.kkt_["active"] <= 1e-3 and est.kkt_["inactive"] <= 1e-3
     assert est.inner_measure_ <= est.tol
-    assert all(r.inner_measure <= 0.1 for r in est.history_)
+    # masters inside the loop stop at 0.1·λ or on the paper's objective change (they only
+    # choose the next feature); the last record is the polished, certified master
+    assert all(np.isfinite(r.inner_measure) for r in est.history_)
+    assert est.history_[-1].inner_measure <= est.tol

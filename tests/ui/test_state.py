@@ -77,7 +77,7 @@ def _selected_after(state, **knobs):
 
 @pytest.mark.parametrize("method, dataset, first, second", [
     ("fgm", "fgm-type1", {"B": 10}, {"B": 5}),
-    ("grfl", "xor", {"max_features": 100}, {"max_features": 57}),
+    ("grfl", "xor", {"max_features": 30}, {"max_features": 17}),
 ])
 def test_one_setting_one_result_whatever_ran_before(method, dataset, first, second):
     """The issue's cases: B 10 → 5 on fgm-type1 kept 145 features where a fresh B = 5 gives

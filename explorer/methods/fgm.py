@@ -295,7 +295,8 @@ class FGM(BaseSelector):
         gap = solution.info.get("inner_gap") if solution is not None else None
         self.inner_measure_ = float(gap) if gap is not None else 0.0
         wanted = master.final_tolerance()
-        if gap is not None and gap > wanted and not recorder.should_stop:
+        converged = solution is not None and solution.info.get("converged", False)
+        if gap is not None and gap > wanted and not converged and not recorder.should_stop:
             recorder.warn(
                 f"FGM's last restricted master used its max_inner={int(self.max_inner)} steps "
                 f"and stopped at a relative duality gap of {gap:.2g} (asked: {wanted:.2g}); "

@@ -76,8 +76,8 @@ class GrFL(BaseSelector):
         ε of the violation test, and the last master's stop: its KKT residual (the gradient
         mapping of eqs. 5–10) at most ε·λ (masters inside the loop, which only choose the next
         feature, stop at 0.1·λ or — with FISTA — once a step changes the objective by at most
-        1e-4 relative, whichever comes first); reported in ``inner_measure_`` (the last master's objective in
-        ``objective_``) and each record.
+        1e-4 relative, whichever comes first); reported in ``inner_measure_`` (the last
+        master's objective in ``objective_``) and each record.
     max_inner : int
         Most master steps (FISTA or ADMM) per generated feature.
     random_state : int or None

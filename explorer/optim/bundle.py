@@ -22,10 +22,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .cache import BlockCache, CachedMaster
+from .cutting_plane import COARSE_GAP
 from .master import MasterSolution
 from .stopping import Stopping
 
 MU_ZERO = 1e-6  # block multipliers below this fraction of the largest are zero
+CUT_POINT = 0.1  # OCAS's μ: the next cut is taken this far from the best point to the model's
+LINE_SEARCH_XTOL = 1e-2  # step accuracy of the line search on [0, 1]
 
 
 @dataclass
@@ -140,15 +143,57 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
         # the cone's multiplier on its θ rows: μ_t = z_0 + z_1 (stationarity in θ: Σμ = 1)
         mu[t] = z[offset] + z[offset + 1]
         offset += r + 2
-    # an interior-point solver leaves ~its tolerance on the multipliers of inactive blocks:
-    # those blocks are zero, not selected (their weight changes the objective by less)
-    mu = np.where(mu > MU_ZERO * max(float(mu.max(initial=0.0)), 1e-300), mu, 0.0)
     g = Pmat @ alpha  # Σ_k α_k p_k over every cached column
-    coef = np.empty(W)
-    for t, (a, b) in enumerate(bounds):
-        coef[a:b] = -mu[t] * g[a:b]
+    coef, intercept, mu = _primal_on_rays(Pmat, q, beta, bounds, C, R, -g, mu, intercept)
     value = -scale * float(sol.obj_val)
     return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
+
+
+def _primal_on_rays(Pmat, q, beta, bounds, C, R, v, mu, intercept):
+    """The cut model's minimiser from the dual's α: w_t = c_t·v_t with v = −Σ_k α_k p_k, the
+    family that holds it (w_t = μ_t v_t). The interior-point solver's μ and b are only as
+    accurate as its tolerance, and the model multiplies their error by C·‖p_k‖: on raw
+    pixels with C = 10·n the point read off the multipliers sat 25 % above the model's minimum
+    and the bundle stalled. The few c_t ≥ 0 and b are found instead by minimising the model
+    on the family, ½(Σ_t c_t‖v_t‖)² + C·max(0, max_k Σ_t c_t⟨p_{k,t}, v_t⟩ + bβ_k + q_k),
+    a QP in T + 2 variables. Falls back to the multipliers if that QP is not solved."""
+    T, K = len(bounds), Pmat.shape[1]
+    norms = np.array([np.linalg.norm(v[a:b]) for a, b in bounds])
+    M = np.empty((K, T))
+    for t, (a, b) in enumerate(bounds):
+        M[:, t] = Pmat[a:b].T @ v[a:b]
+    n_var = T + 2
+    i_b, i_xi = T, T + 1
+    P = np.zeros((n_var, n_var))
+    P[:T, :T] = np.outer(norms, norms)
+    obj = np.zeros(n_var)
+    obj[i_xi] = C
+    A = np.zeros((T + 1 + K + 2, n_var))
+    rhs = np.zeros(A.shape[0])
+    A[np.arange(T), np.arange(T)] = -1.0            # c ≥ 0
+    A[T, i_xi] = -1.0                               # ξ ≥ 0
+    A[T + 1:T + 1 + K, :T] = M                      # ξ ≥ Mc + βb + q
+    A[T + 1:T + 1 + K, i_b] = beta
+    A[T + 1:T + 1 + K, i_xi] = -1.0
+    rhs[T + 1:T + 1 + K] = -np.asarray(q, float)
+    A[-2, i_b], A[-1, i_b] = 1.0, -1.0              # |b| ≤ R
+    rhs[-2:] = R
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    sol = clarabel.DefaultSolver(sp.triu(sp.csc_matrix(P)).tocsc(), obj, sp.csc_matrix(A), rhs,
+                                 [clarabel.NonnegativeConeT(A.shape[0])], settings).solve()
+    if str(sol.status).endswith("Solved"):
+        x = np.asarray(sol.x)
+        c, intercept = np.maximum(x[:T], 0.0), float(x[i_b])
+    else:
+        c = mu
+    # blocks at the solver's tolerance are zero, not selected
+    size = c * norms
+    c = np.where(size > MU_ZERO * max(float(size.max(initial=0.0)), 1e-300), c, 0.0)
+    coef = np.empty(v.size)
+    for t, (a, b) in enumerate(bounds):
+        coef[a:b] = c[t] * v[a:b]
+    return coef, (intercept if R > 0 else 0.0), c
 
 
 class BundleMaster(CachedMaster):
@@ -167,7 +212,7 @@ class BundleMaster(CachedMaster):
     cut problem's cost grows with the number of cuts, which otherwise reaches hundreds.
     """
 
-    prune_after = 25
+    prune_after = 5
 
     def __init__(self, y: np.ndarray, measure: str, C: float, *, k: int | None,
                  n_samples: int, sparse_cache: bool, fit_intercept: bool = True,
@@ -181,6 +226,7 @@ class BundleMaster(CachedMaster):
         self.k = k
         self.fit_intercept = fit_intercept
         self.stopping = Stopping(inner_tol, max_inner)
+        self.coarse = Stopping(max(inner_tol, COARSE_GAP), max_inner)
         self.max_inner = max_inner
         self.R = float(intercept_bound)
         self.cache = BlockCache(n_samples, sparse_cache)
@@ -278,11 +324,60 @@ class BundleMaster(CachedMaster):
         self.Pmat = np.vstack([self.Pmat, new_rows]) if self.Pmat.size else new_rows
         self.coef = np.concatenate([self.coef, np.zeros(columns.width)])
 
-    def solve(self):
-        stopping = self.stopping
+    def _scores(self, coef: np.ndarray, b: float) -> np.ndarray:
         A = self.cache
+        return A.block_products(coef).sum(axis=1) + b if A.n_blocks else np.full(self.n, b)
+
+    def _line_search(self, best, model):
+        """Minimise J on the segment from the best point to the cut model's minimiser
+        (OCAS, Franc & Sonnenburg, JMLR 2009, the line-search step): J is convex there and
+        ``f`` is affine in the step, so each evaluation is one most-violated-labeling search.
+        Returns the point reached as (J, coef, b, f), and the most violated labeling at the
+        model's minimiser with its Δ."""
+        from scipy.optimize import minimize_scalar
+
+        J0, c0, b0, f0 = best
+        c1, b1, f1 = model
+        dc, db, df = c1 - c0, b1 - b0, f1 - f0
+        J1, yb1, dlt1 = self._objective(f1, c1)
+        res = minimize_scalar(lambda t: self._objective(f0 + t * df, c0 + t * dc)[0],
+                              bounds=(0.0, 1.0), method="bounded",
+                              options={"xatol": LINE_SEARCH_XTOL, "maxiter": 40})
+        t, Jt = (float(res.x), float(res.fun)) if res.fun < J1 else (1.0, J1)
+        if Jt < J0:
+            best = (Jt, c0 + t * dc, b0 + t * db, f0 + t * df)
+        return best, (yb1, dlt1)
+
+    def solve(self):
+        """A master that only chooses the next block: solved to ``COARSE_GAP``."""
+        self._coarse_solution = self._solve(self.coarse)
+        return self._coarse_solution
+
+    def polish(self) -> MasterSolution | None:
+        """The last master, solved on to ``inner_tol`` from where the coarse solve stopped
+        (its cuts and best point are kept); None when the coarse solve was already that.
+        Its gaps and cut counts continue the coarse solve's, one entry per step."""
+        if self.coarse.tol <= self.stopping.tol:
+            return None
+        coarse, polished = self._coarse_solution, self._solve(self.stopping)
+        # the loop joins the traces dropping the polish's first entry (its starting point)
+        polished.trace = coarse.trace[-1:] + list(polished.trace)
+        for key in ("inner_gaps", "cuts"):
+            polished.info[key] = np.concatenate([coarse.info[key], polished.info[key]])
+        return polished
+
+    def _solve(self, stopping: Stopping):
+        """The bundle method with OCAS's two changes to where cuts are taken: a line search
+        from the best point towards the cut model's minimiser (the best point never gets
+        worse), and the next cut at a point just past the best one towards the minimiser
+        (μ = ``CUT_POINT``), instead of the minimiser itself. The cut model's minimum is still
+        a lower bound, so the certificate is unchanged; iterations fall several-fold when C is
+        large, where plain cutting planes (BMRM) zig-zag. The minimiser's cut is added too, so
+        the model is never worse than BMRM's."""
         coef, b = self.coef.copy(), self.intercept
-        best = (np.inf, coef, b)
+        f = self._scores(coef, b)
+        J, yb, dlt = self._objective(f, coef)
+        best = (J, coef, b, f)
         trace, gaps, cuts = [], [], []
         steps = 0
         measure = np.inf
@@ -291,20 +386,15 @@ class BundleMaster(CachedMaster):
             if steps and self.interrupt is not None and self.interrupt():
                 break
             steps += 1
-            f = A.block_products(coef).sum(axis=1) + b if A.n_blocks else np.full(self.n, b)
-            J, yb, dlt = self._objective(f, coef)
-            if J < best[0]:
-                best = (J, coef.copy(), b)
             self._prune()
             self._add_cut(yb, dlt)
             sol = solve_cut_problem(self.Pmat, np.array(self.q), np.array(self.beta),
-                                    A.bounds, self.C, self.R, self.fit_intercept,
+                                    self.cache.bounds, self.C, self.R, self.fit_intercept,
                                     scale_hint=self._alpha_sum)
             gap = max(best[0] - sol.value, 0.0)  # the solver may overshoot by its tolerance
             trace.append(best[0])
             gaps.append(gap)
             cuts.append(len(self.q))
-            coef, b = sol.coef, sol.intercept
             self._alpha_sum = float(sol.alpha.sum())
             active = sol.alpha > 1e-6 * max(self._alpha_sum, 1e-300)
             self._idle = np.where(active, 0, self._idle + 1)
@@ -315,9 +405,31 @@ class BundleMaster(CachedMaster):
             scale = max(min(best[0], self.empty_objective - sol.value),
                         1e-12 * abs(self.empty_objective))
             measure = gap / scale
-            if stopping.met(measure):
+            if stopping.met(measure) or steps >= self.max_inner:
                 break
-        J_best, self.coef, self.intercept = best
+            model = (sol.coef, sol.intercept, self._scores(sol.coef, sol.intercept))
+            best, at_model = self._line_search(best, model)
+            # the minimiser's own cut as well (BMRM's): without it a repeated labeling at the
+            # OCAS point leaves the model, and the loop, unchanged
+            self._prune()
+            self._add_cut(*at_model)
+            J_b, c_b, b_b, f_b = best
+            coef = (1.0 - CUT_POINT) * c_b + CUT_POINT * model[0]
+            b = (1.0 - CUT_POINT) * b_b + CUT_POINT * model[1]
+            f = (1.0 - CUT_POINT) * f_b + CUT_POINT * model[2]
+            J, yb, dlt = self._objective(f, coef)
+            if J < best[0]:
+                best = (J, coef, b, f)
+        J_best, self.coef, self.intercept, _ = best
+        norms = self.block_norms(self.coef)
+        tiny = np.flatnonzero((norms > 0) & (norms <= MU_ZERO * norms.max(initial=0.0)))
+        if tiny.size:
+            # a line-search step of 1 − 1e-15 leaves a dropped block at 1e-15, not at zero
+            self.coef = self.coef.copy()
+            for t in tiny:
+                a, b_ = self.cache.bounds[t]
+                self.coef[a:b_] = 0.0
+            J_best = self._objective(self._scores(self.coef, self.intercept), self.coef)[0]
         self.total_inner += steps
         alpha = sol.alpha if sol is not None else self.last_alpha
         self.last_alpha = alpha

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels._numba import f1_most_violated_table
+
 MEASURES = ("f1", "prbep", "rec@k", "hamming")
 
 
@@ -81,21 +83,7 @@ def most_violated(y: np.ndarray, f: np.ndarray, measure: str, k: int | None = No
     tot_p, tot_n = sp[-1], sn[-1]
 
     if measure == "f1":
-        a = np.arange(P + 1)
-
-        def g(b):  # Δ + score for every a at its own b (vectorised over a)
-            return 1.0 - 2.0 * a / (P + a + b) + (2.0 * sp[a] - tot_p + 2.0 * sn[b] - tot_n) / n
-
-        # g(a, ·) is concave for every a: binary search on the increments, all a at once
-        lo, hi = np.zeros(P + 1, dtype=np.int64), np.full(P + 1, N, dtype=np.int64)
-        while np.any(lo < hi):
-            mid = (lo + hi) // 2
-            up = (lo < hi) & (g(np.minimum(mid + 1, N)) > g(mid))
-            lo = np.where(up, mid + 1, lo)
-            hi = np.where(~up & (lo < hi), mid, hi)
-        values = g(lo)
-        i = int(np.argmax(values))
-        best_ab = (int(a[i]), int(lo[i]))
+        best_ab = f1_most_violated_table(sp, sn, n)
     else:
         total = P if measure == "prbep" else int(k)
         if not 0 <= total <= n:

@@ -163,20 +163,20 @@ def section_nonlinear(args, tables):
 
 
 def section_steps(args, tables):
-    import explorer.methods.fsa as fsa_module
+    import explorer.optim.annealing as annealing_module
 
     ds = make_fsa_correlated(1000, 1000, 10, seed=0)
     unit = xts_pass_time(ds.X, repeats=21)
     table = Table("Per-step cost, N = M = 1,000, k = 10, logistic, 500 iterations (median of "
                   "15 fits; one pass of Xᵀv = BLAS on this machine)",
                   ["path", "fit ms", "one pass ms", "fit in passes", "schedule passes"])
-    default = fsa_module.COMPILED_CELLS
+    default = annealing_module.COMPILED_CELLS
     for name, cells in (("compiled steps (default)", default), ("numpy steps", 0)):
-        fsa_module.COMPILED_CELLS = cells
+        annealing_module.COMPILED_CELLS = cells
         try:
             t, est = median_time(lambda: FSA(k=10).fit(ds.X, ds.y), 15)
         finally:
-            fsa_module.COMPILED_CELLS = default
+            annealing_module.COMPILED_CELLS = default
         touched = 2 * sum(r.info["work_columns"] for r in est.history_) / 1000
         table.add(name, 1e3 * t, 1e3 * unit, t / unit, touched)
     tables.append(table)

@@ -11,8 +11,8 @@ from explorer.data import DataError, load, make
 from explorer.experiments import check_compatible
 from explorer.features import PiecewiseLinearBasis
 from explorer.kernels import _reference as ref
-from explorer.methods.fsa import _Run
 from explorer.metrics import auc, recovery, rmse
+from explorer.optim.annealing import Annealing, AnnealingRun
 from explorer.optim.datafits import Datafit, PairwiseDatafit
 from explorer.optim.losses import HuberHinge, Logistic, Lorenz, Squared
 from explorer.optim.schedules import fsa_schedule, schedule_cost
@@ -72,8 +72,8 @@ def test_fsa_gradient_in_beta_by_finite_differences(layout, loss):
     X[rng.random(X.shape) < 0.3] = 0
     y = np.sign(rng.normal(size=30)) if loss == "logistic" else rng.normal(size=30)
     est = FSA(k=3, loss=loss)
-    est.n_features_in_ = 6
-    run = _Run(est, as_layout(X, layout), est._datafit(y, None), eta=0.1)
+    config = Annealing(k=3, n_iter=est.n_iter, mu=est.mu, ridge=est.ridge)
+    run = AnnealingRun(config, as_layout(X, layout), est._datafit(y, None), eta=0.1)
     run.work_orig = np.arange(6)
     run._index_work()
     run.beta = rng.normal(size=6)
@@ -231,7 +231,7 @@ def test_sparse_input_is_never_densified(correlated):
 def test_compiled_steps_follow_the_numpy_steps(loss, order, dtype, monkeypatch):
     """The numba kernel is the same iteration as the numpy path: records (loss, kept set,
     killed set, β) and the final model agree, for every compiled loss and memory layout."""
-    import explorer.methods.fsa as fsa_module
+    import explorer.optim.annealing as annealing_module
 
     if loss == "squared":
         ds = make("fsa-regression", n_samples=200, n_features=120, k_star=5, seed=1)
@@ -240,7 +240,7 @@ def test_compiled_steps_follow_the_numpy_steps(loss, order, dtype, monkeypatch):
     X = np.asarray(ds.X, dtype=dtype, order=order)
     params = dict(k=5, loss=loss, n_iter=60)
     compiled = FSA(**params).fit(X, ds.y)
-    monkeypatch.setattr(fsa_module, "COMPILED_CELLS", 0)
+    monkeypatch.setattr(annealing_module, "COMPILED_CELLS", 0)
     numpy_path = FSA(**params).fit(X, ds.y)
     rtol = 1e-9 if dtype == np.float64 else 1e-4
     assert len(compiled.history_) == len(numpy_path.history_) == 60

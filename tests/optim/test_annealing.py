@@ -1,0 +1,94 @@
+"""FSA's annealing loop (optim/annealing.py) against a plain transcription of Algorithm 1, for
+dense and sparse X in float32 and float64, and its divergence guard."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from explorer.optim.annealing import Annealing, anneal
+from explorer.optim.datafits import Datafit
+from explorer.optim.losses import make_loss
+from explorer.optim.schedules import fsa_schedule
+from tests.conftest import as_layout
+
+
+def algorithm_1(X, y, loss, config: Annealing, eta):
+    """Barbu et al., Algorithm 1, written out on the standardised dense matrix: β ← 0; a
+    gradient step on (1/N)Σℓ, the ridge prior's proximal step, keep the M_e largest |β_j|."""
+    X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+    mean, std = X.mean(0), X.std(0)
+    Z = (X - mean) / np.where(std > 0, std, 1.0)
+    datafit = Datafit(make_loss(loss), y)
+    schedule = fsa_schedule(X.shape[1], config.k, config.n_iter, config.mu)
+    alive, beta, b = np.arange(X.shape[1]), np.zeros(X.shape[1]), 0.0
+    losses = []
+    for M_e in schedule:
+        f = Z[:, alive] @ beta + b
+        losses.append(datafit.value(f) + config.ridge * beta @ beta)
+        r = datafit.gradient(f)
+        beta = (beta - eta * (Z[:, alive].T @ r)) / (1.0 + 2.0 * eta * config.ridge)
+        b -= eta * r.sum()
+        if alive.size > M_e:
+            keep = np.sort(np.argsort(-np.abs(beta), kind="stable")[:M_e])
+            alive, beta = alive[keep], beta[keep]
+    return alive, beta, b, np.array(losses)
+
+
+def _problem(seed=0, n=80, m=30):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, m)) * rng.uniform(0.5, 3.0, m) + rng.uniform(-1, 1, m)
+    X[rng.random((n, m)) < 0.3] = 0.0  # zeros, so CSR/CSC are genuinely sparse
+    y = np.where(X[:, :3] @ np.array([2.0, -1.5, 1.0]) + 0.3 * rng.normal(size=n) > 0, 1.0,
+                 -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "csc"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("loss", ["logistic", "huber_svm"])
+def test_run_equals_algorithm_1(layout, dtype, loss):
+    X, y = _problem()
+    config = Annealing(k=4, n_iter=40, mu=10.0, ridge=1e-3)
+    eta = 1.0
+    records = []
+    run, eta_used, outcome = anneal(as_layout(X, layout, dtype), Datafit(make_loss(loss), y),
+                                    config, eta, emit=lambda **r: records.append(r) or True)
+    alive, beta, b, losses = algorithm_1(X.astype(dtype), y, loss, config, eta)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    assert outcome == "done" and eta_used == eta
+    np.testing.assert_array_equal(run.alive, alive)
+    np.testing.assert_allclose(run.beta, beta, rtol=tol, atol=tol)
+    assert run.b == pytest.approx(b, rel=tol, abs=tol)
+    # one record per iteration: the loss before its step, the survivors after it
+    assert len(records) == config.n_iter
+    np.testing.assert_allclose([r["objective"] for r in records], losses, rtol=tol)
+    schedule = fsa_schedule(X.shape[1], config.k, config.n_iter, config.mu)
+    assert [r["n_selected"] for r in records] == list(np.minimum(schedule, X.shape[1]))
+
+
+def test_a_diverging_run_restarts_at_half_the_step():
+    X, y = _problem(1)
+    resets = []
+    config = Annealing(k=3, n_iter=20, mu=10.0, ridge=0.0)
+    datafit = Datafit(make_loss("squared"), y * 5.0, scale=2.0)
+    run, eta, outcome = anneal(X, datafit, config, 1e4, emit=lambda **r: True,
+                               reset=lambda: resets.append(1))
+    assert outcome == "done"
+    assert eta == 1e4 / 2 ** len(resets) and len(resets) >= 5
+    assert np.all(np.isfinite(run.beta)) and run.alive.size == 3
+
+
+def test_emit_returning_false_stops_with_the_model_of_the_last_record():
+    X, y = _problem(2)
+    config = Annealing(k=3, n_iter=60, mu=10.0, ridge=1e-3)
+    seen = []
+
+    def emit(**record):
+        seen.append(record)
+        return len(seen) < 7
+
+    run, _, outcome = anneal(X, Datafit(make_loss("logistic"), y), config, 1.0, emit=emit)
+    assert outcome == "stopped" and len(seen) == 7
+    np.testing.assert_array_equal(run.alive, seen[-1]["selected"])

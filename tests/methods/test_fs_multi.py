@@ -25,6 +25,7 @@ from explorer.optim.structured import (
     most_violated_grid,
 )
 from explorer.texts import explain
+from tests.conftest import as_layout
 from tests.reference_solvers import cut_problem_reference
 
 MEASURES = ["f1", "prbep", "rec@k", "hamming"]
@@ -359,3 +360,19 @@ def test_default_masters_are_certified_on_raw_pixels_with_large_C(measure):
     assert last.inner_measure <= est.inner_tol
     assert all(r.inner_measure <= COARSE_GAP for r in coarse)
     assert all(r.inner_steps < est.max_inner for r in est.history_)
+
+
+@pytest.mark.parametrize("measure", ["f1", "rec@k"])
+@pytest.mark.parametrize("layout", ["dense", "csr", "csc"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_same_model_for_every_layout_and_dtype(measure, layout, dtype):
+    """Dense and sparse input, float32 and float64, reach the same selection and the same
+    objective to the bundle's tolerance (the masters compute in float64 on cached columns)."""
+    ds = make("text-like", n_samples=400, n_features=600, seed=2)
+    kw = dict(B=5, C=0.5 * 400, measure=measure, max_outer=3)
+    ref = FSMulti(**kw).fit(ds.X.toarray().astype(np.float64), ds.y)
+    est = FSMulti(**kw).fit(as_layout(ds.X, layout, dtype), ds.y)
+    assert set(np.flatnonzero(est.support_)) == set(np.flatnonzero(ref.support_))
+    tol = 3 * est.inner_tol
+    assert est.history_[-1].objective == pytest.approx(ref.history_[-1].objective, rel=tol)
+    assert est.coef_.dtype == np.float64

@@ -27,7 +27,10 @@ from .master import MasterSolution
 from .stopping import Stopping
 
 MU_ZERO = 1e-6  # block multipliers below this fraction of the largest are zero
-CUT_POINT = 0.1  # OCAS's μ: the next cut is taken this far from the best point to the model's
+EMPTY_FLOOR = 1e-9  # progress over J(0) below this fraction of it counts as none
+ZERO_EFFECT = 1e-10  # ... as are blocks that cannot move the objective by this fraction
+CUT_POINT = 0.1  # OCAS's μ: the next cut lies this far from the best point towards the minimiser
+PRIMAL_MAX_WIDTH = 1000  # cut problems over at most this many columns are solved in the primal
 LINE_SEARCH_XTOL = 1e-2  # step accuracy of the line search on [0, 1]
 
 
@@ -100,7 +103,42 @@ def _cut_program(Pmat, q, beta, bounds, C, R, scale):
 def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds, C: float,
                       R: float, fit_intercept: bool = True, tol: float = 1e-9,
                       scale_hint: float | None = None) -> CutSolution:
-    """Minimise ½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + b β_k + q_k) (|b| ≤ R) by its dual.
+    """Minimise ½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + b β_k + q_k) (|b| ≤ R).
+
+    Narrow problems (at most ``PRIMAL_MAX_WIDTH`` cached columns) are solved in the primal,
+    which gives the minimiser itself; α is read from its duals and ``value`` is the dual
+    objective at α (a lower bound whatever the solver's accuracy). Wider ones are solved by
+    the dual (13), whose size does not grow with the columns, and the minimiser recovered on
+    its rays.
+    """
+    R = float(R) if fit_intercept else 0.0
+    if Pmat.shape[0] <= PRIMAL_MAX_WIDTH:
+        # its α comes from the duals, which need a tighter solve than the point for a bound
+        # within 1e-7 of the minimum (1e-9: 1e-5)
+        primal = _primal_cut_problem(Pmat, q, beta, bounds, float(C), R, 1e-2 * tol)
+        if primal is not None:
+            return primal
+    return _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hint)
+
+
+def dual_value(Pmat, q, beta, bounds, C, R, alpha) -> float:
+    """The cut problem's dual objective g(α) = αᵀq − ½ max_t ‖Σ_k α_k p_{k,t}‖² − R|βᵀα|,
+    maximised along the ray tα over the feasible t (α ≥ 0, Σα ≤ C; g is a concave quadratic
+    in t): a lower bound on the cut model's minimum whatever α's accuracy (weak duality)."""
+    alpha = np.maximum(np.asarray(alpha, float), 0.0)
+    total = float(alpha.sum())
+    if total <= 0.0:
+        return 0.0
+    g = Pmat @ alpha
+    S = max((float(g[a:b] @ g[a:b]) for a, b in bounds), default=0.0)
+    linear = float(alpha @ np.asarray(q, float)) - R * abs(float(alpha @ np.asarray(beta)))
+    t_max = C / total
+    t = t_max if S <= 0.0 else min(max(linear / S, 0.0), t_max)
+    return t * linear - 0.5 * t * t * S
+
+
+def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hint):
+    """The cut problem by its dual (13).
 
     ``Pmat`` is W × K (column k is p_k restricted to the cached columns), ``bounds`` the
     (start, stop) column range of each block, ``scale_hint`` the expected Σα (the previous
@@ -146,6 +184,73 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
     g = Pmat @ alpha  # Σ_k α_k p_k over every cached column
     coef, intercept, mu = _primal_on_rays(Pmat, q, beta, bounds, C, R, -g, mu, intercept)
     value = -scale * float(sol.obj_val)
+    return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
+
+
+def negligible_blocks(coef, bounds, Pmat, C, value) -> np.ndarray:
+    """Blocks that are numerically zero: below ``MU_ZERO`` of the largest block, or whose
+    largest possible effect on the cut model, ‖w_t‖·(Σ_s‖w_s‖ + C·max_k‖p_{k,t}‖), is below
+    ``ZERO_EFFECT`` of its value (every block at 1e-14 when w = 0 is optimal)."""
+    norms = np.array([np.linalg.norm(coef[a:b]) for a, b in bounds])
+    reach = np.array([np.linalg.norm(Pmat[a:b], axis=0).max(initial=0.0) for a, b in bounds])
+    effect = norms * (norms.sum() + C * reach)
+    small = (norms <= MU_ZERO * norms.max(initial=0.0)) | \
+        (effect <= ZERO_EFFECT * max(abs(float(value)), 1e-300))
+    return np.flatnonzero(small & (norms > 0))
+
+
+def cut_model(Pmat, q, beta, bounds, C, coef, intercept) -> float:
+    """½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + bβ_k + q_k): the cut model at (w, b)."""
+    norms = [np.linalg.norm(coef[a:b]) for a, b in bounds]
+    risk = np.max(Pmat.T @ coef + intercept * np.asarray(beta) + np.asarray(q), initial=0.0)
+    return 0.5 * float(np.sum(norms)) ** 2 + C * max(0.0, float(risk))
+
+
+def _primal_cut_problem(Pmat, q, beta, bounds, C, R, tol):
+    """The cut problem in the primal, divided by C: min ½s²/C + ξ with s ≥ Σ_t u_t,
+    ‖w_t‖ ≤ u_t, ξ ≥ ⟨w, p_k⟩ + bβ_k + q_k, ξ ≥ 0, |b| ≤ R. The duals of the cut rows are
+    α/C. None if the solver fails (the dual path is then used)."""
+    W, K = Pmat.shape
+    T = len(bounds)
+    i_b, i_s, i_xi, i_u = W, W + 1, W + 2, W + 3
+    n_var = W + 3 + T
+    n_rows = 1 + K + 2 + 1 + sum(b - a + 1 for a, b in bounds)
+    A = np.zeros((n_rows, n_var))
+    rhs = np.zeros(n_rows)
+    A[0, i_xi] = -1.0                                       # ξ ≥ 0
+    A[1:K + 1, :W] = Pmat.T                                 # ⟨w,p_k⟩ + bβ_k − ξ ≤ −q_k
+    A[1:K + 1, i_b] = beta
+    A[1:K + 1, i_xi] = -1.0
+    rhs[1:K + 1] = -np.asarray(q, float)
+    A[K + 1, i_b], A[K + 2, i_b] = 1.0, -1.0                # |b| ≤ R
+    rhs[K + 1:K + 3] = R
+    A[K + 3, i_u:i_u + T], A[K + 3, i_s] = 1.0, -1.0        # Σu ≤ s
+    cones = [clarabel.NonnegativeConeT(K + 4)]
+    row = K + 4
+    for t, (a, b) in enumerate(bounds):                     # ‖w_t‖ ≤ u_t
+        A[row, i_u + t] = -1.0
+        A[row + 1 + np.arange(b - a), a + np.arange(b - a)] = -1.0
+        cones.append(clarabel.SecondOrderConeT(b - a + 1))
+        row += b - a + 1
+    P = sp.csc_matrix(([1.0 / C], ([i_s], [i_s])), shape=(n_var, n_var))
+    obj = np.zeros(n_var)
+    obj[i_xi] = 1.0
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = tol
+    settings.max_iter = 200
+    sol = clarabel.DefaultSolver(P, obj, sp.csc_matrix(A), rhs, cones, settings).solve()
+    if not str(sol.status).endswith("Solved"):
+        return None
+    x, z = np.asarray(sol.x), np.asarray(sol.z)
+    coef, intercept = x[:W].copy(), (float(x[i_b]) if R > 0 else 0.0)
+    alpha = C * np.maximum(z[1:K + 1], 0.0)
+    value = dual_value(Pmat, q, beta, bounds, C, R, alpha)
+    for t in negligible_blocks(coef, bounds, Pmat, C, value):  # zero, not selected
+        a, b = bounds[t]
+        coef[a:b] = 0.0
+    norms = np.array([np.linalg.norm(coef[a:b]) for a, b in bounds])
+    mu = norms / max(float(norms.sum()), 1e-300)
     return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
 
 
@@ -403,7 +508,7 @@ class BundleMaster(CachedMaster):
             # to it alone the bundle would stop at once; Hamming's J(0) = 2C dwarfs its
             # optimum, so relative to the progress alone it stops 10–20 % above it
             scale = max(min(best[0], self.empty_objective - sol.value),
-                        1e-12 * abs(self.empty_objective))
+                        EMPTY_FLOOR * abs(self.empty_objective))
             measure = gap / scale
             if stopping.met(measure) or steps >= self.max_inner:
                 break
@@ -421,9 +526,9 @@ class BundleMaster(CachedMaster):
             if J < best[0]:
                 best = (J, coef, b, f)
         J_best, self.coef, self.intercept, _ = best
-        norms = self.block_norms(self.coef)
-        tiny = np.flatnonzero((norms > 0) & (norms <= MU_ZERO * norms.max(initial=0.0)))
-        if tiny.size:
+        tiny = negligible_blocks(self.coef, self.cache.bounds, self.Pmat, self.C, J_best) \
+            if self.cache.n_blocks else []
+        if len(tiny):
             # a line-search step of 1 − 1e-15 leaves a dropped block at 1e-15, not at zero
             self.coef = self.coef.copy()
             for t in tiny:

@@ -115,7 +115,8 @@ def f1_most_violated_table(sp, sn, n):
     """(a, b) maximising 1 − 2a/(P + a + b) + (2·sp[a] − sp[P] + 2·sn[b] − sn[N])/n, with
     ``sp``/``sn`` the prefix sums of the sorted positive/negative scores: for each a the
     objective is concave in b, so b is found by binary search on its increments (first
-    maximiser); the first a with the largest value wins."""
+    maximiser); the first a with the largest value wins. Its numpy twin is Joachims' grid,
+    :func:`explorer.optim.structured.most_violated_grid` (and brute force), in the tests."""
     P = sp.size - 1
     N = sn.size - 1
     best_a, best_b, best = 0, 0, -np.inf

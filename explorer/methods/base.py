@@ -126,6 +126,11 @@ class Recorder:
     def should_stop(self) -> bool:
         return self._root().stopped
 
+    def stop(self) -> None:
+        """Mark the fit as stopped by the user: a compiled loop that saw ``stop_flag`` before
+        its first step of a chunk has no record left to carry the callback's answer."""
+        self._root().stopped = True
+
     def stop_flag(self):
         """The callback's ``stop_flag`` (a one-element int8 array another thread sets to 1 on
         *Stop*), for compiled loops that cannot call :meth:`interrupted`; None without one."""

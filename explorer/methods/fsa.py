@@ -161,10 +161,12 @@ class FSA(BaseSelector):
         eta = float(self.eta) if self.eta is not None else _PAPER_ETA[self.loss]
         if self.eta is None and (self.loss == "squared" or piecewise):
             eta = min(eta, 1.8 / (datafit.curvature * gram_norm(X, config)))
-        run, self.eta_, _ = anneal(
+        run, self.eta_, outcome = anneal(
             X, datafit, config, eta, emit=recorder.emit, stop_flag=recorder.stop_flag(),
             reset=recorder.reset, on_state=self._publish,
             warm=self._warm_for(n_features=m, piecewise=piecewise))
+        if outcome == "stopped":
+            recorder.stop()
         self._publish(run)
         self._warm = WarmStart(key=self._warm_key(n_features=m, piecewise=piecewise),
                                support=run.alive.copy(), coef=run.beta.copy(),

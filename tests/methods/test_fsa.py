@@ -266,3 +266,20 @@ def test_a_stop_inside_a_compiled_chunk_leaves_the_model_of_the_last_record():
     # the same first 8 steps as an unstopped fit
     full.fit(ds.X, ds.y)
     np.testing.assert_array_equal(full.history_[7].selected, last.selected)
+
+
+def test_stop_flag_seen_before_any_step_marks_the_fit_stopped():
+    """The app's Stop sets ``stop_flag``, which the compiled steps poll; when they see it before
+    the first step of a chunk no record is emitted to carry the callback's answer, and the fit
+    said 'done' with stopped_early_ False."""
+
+    class Callback:
+        stop_flag = np.ones(1, dtype=np.int8)
+
+        def __call__(self, record):
+            return True
+
+    ds = make("fsa-correlated")
+    est = FSA(k=10, n_iter=2000).fit(ds.X, ds.y, callback=Callback())
+    assert est.stopped_early_
+    assert est.n_iter_ < 2000

@@ -199,13 +199,6 @@ def negligible_blocks(coef, bounds, Pmat, C, value) -> np.ndarray:
     return np.flatnonzero(small & (norms > 0))
 
 
-def cut_model(Pmat, q, beta, bounds, C, coef, intercept) -> float:
-    """½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + bβ_k + q_k): the cut model at (w, b)."""
-    norms = [np.linalg.norm(coef[a:b]) for a, b in bounds]
-    risk = np.max(Pmat.T @ coef + intercept * np.asarray(beta) + np.asarray(q), initial=0.0)
-    return 0.5 * float(np.sum(norms)) ** 2 + C * max(0.0, float(risk))
-
-
 def _primal_cut_problem(Pmat, q, beta, bounds, C, R, tol):
     """The cut problem in the primal, divided by C: min ½s²/C + ξ with s ≥ Σ_t u_t,
     ‖w_t‖ ≤ u_t, ξ ≥ ⟨w, p_k⟩ + bβ_k + q_k, ξ ≥ 0, |b| ≤ R. The duals of the cut rows are

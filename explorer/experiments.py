@@ -20,6 +20,7 @@ from .data import Dataset, load
 from .methods import REGISTRY, get_method
 from .metrics import evaluate, recovery
 
+CONNECT_TIMEOUT = 10.0  # seconds a scheduler address may take to answer
 ROW_COLUMNS = ["method", "param", "value", "n_selected", "fit_time", "n_iter", "objective"]
 
 
@@ -223,7 +224,17 @@ def _cluster(client):
             yield own
         return
     if isinstance(client, str):
-        with Client(client) as own:
+        try:
+            own = Client(client, timeout=CONNECT_TIMEOUT)
+        except ValueError as exc:
+            raise ValueError(f"client {client!r} is not a scheduler address such as "
+                             f"'tcp://host:8786' ({exc})") from None
+        except OSError:
+            raise ConnectionError(
+                f"no dask scheduler answered at {client!r} within {CONNECT_TIMEOUT:g} s: "
+                "start one there (`dask scheduler`, workers with `dask worker ADDRESS`) or "
+                "pass client='local' for a cluster on this machine") from None
+        with own:
             yield own
         return
     raise TypeError(f"client must be None, 'local', a scheduler address or a "

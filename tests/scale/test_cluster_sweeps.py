@@ -73,3 +73,25 @@ def test_a_lazy_dataset_sweeps_on_the_cluster(cluster, dataset):
 def test_a_bad_client_is_a_clear_error(dataset):
     with pytest.raises(TypeError, match="client must be None, 'local'"):
         sweep("fgm", dataset, values=[2], client=3)
+
+
+def test_a_scheduler_address_is_connected_to(cluster, dataset):
+    serial = sweep("fgm", dataset, values=[2, 5], C=1.0)
+    by_address = sweep("fgm", dataset, values=[2, 5], C=1.0, client=cluster.scheduler.address)
+    assert serial[COLUMNS].equals(by_address[COLUMNS])
+
+
+def test_an_address_without_a_scheduler_is_a_clear_error(dataset, monkeypatch):
+    import socket
+
+    import explorer.experiments as experiments
+
+    monkeypatch.setattr(experiments, "CONNECT_TIMEOUT", 1.0)
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ConnectionError, match=f"no dask scheduler answered at 'tcp://127.0.0.1:"
+                                              f"{port}' within 1 s.*client='local'"):
+        sweep("fgm", dataset, values=[2], client=f"tcp://127.0.0.1:{port}")
+    with pytest.raises(ValueError, match="'nowhere' is not a scheduler address"):
+        sweep("fgm", dataset, values=[2], client="nowhere")

@@ -225,7 +225,7 @@ def _cluster(client):
         return
     if isinstance(client, str):
         try:
-            own = Client(client, timeout=CONNECT_TIMEOUT)
+            own = Client(client, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except ValueError as exc:
             raise ValueError(f"client {client!r} is not a scheduler address such as "
                              f"'tcp://host:8786' ({exc})") from None

@@ -143,6 +143,11 @@ class LinearSpace(FeatureSpace):
                        feature_a=feats, feature_b=np.full(feats.size, -1),
                        scale=scale, kind=np.zeros(feats.size, dtype=np.int8))
 
+    def input_features(self, ids: np.ndarray) -> np.ndarray:
+        """The features of the given candidates, read off the groups: no column is taken
+        (on a chunked X that would be one more read of their chunks)."""
+        return np.unique(self._members(ids)[0])
+
     @staticmethod
     def _take(X, feats, scale):
         block = X[:, feats]

@@ -11,14 +11,35 @@ arrays or scipy sparse matrices.
 
 ``passes`` counts products over the whole (working) matrix and ``bytes_read`` the bytes of
 the chunks they touched: the physical unit of the cost model in ``docs/scale.md``.
+
+Inside :func:`interruptible` a pass polls the fit's stop probe between tasks (every
+``POLL_SECONDS`` on a distributed client) and gives up with :class:`PassInterrupted`: *Stop*
+on a matrix whose pass takes minutes answers within one chunk task, not one pass.
 """
 
 from __future__ import annotations
+
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 import scipy.sparse as sp
 
 from . import top_k, xts
+
+POLL_SECONDS = 0.1
+
+
+class PassInterrupted(Exception):
+    """A pass over a chunked X given up because the fit was asked to stop (its tasks are
+    cancelled; the caller keeps the model of its last completed step)."""
+
+
+def interruptible(X, probe):
+    """Context in which passes over ``X`` (if chunked) stop when ``probe()`` is true; a
+    no-op for an in-memory X."""
+    if not getattr(X, "is_chunked", False) or probe is None:
+        return nullcontext()
+    return X._interruptible(probe)
 
 
 def is_dask(X) -> bool:
@@ -88,6 +109,7 @@ class ChunkedMatrix:
         self.col_bounds = np.concatenate([[0], np.cumsum(array.chunks[1])]).astype(np.int64)
         self._blocks = None
         self.counts = {"passes": 0, "bytes_read": 0}  # shared with subsets of this matrix
+        self.control = {"probe": None}  # the stop probe, shared with them too
         self.nnz = None  # known after column_moments() on sparse chunks
         self.column_nnz = None
         self.persisted = False  # chunks held in (worker) memory by persist()
@@ -104,6 +126,7 @@ class ChunkedMatrix:
     def _derived(self, array) -> ChunkedMatrix:
         out = ChunkedMatrix(array)
         out.counts = self.counts
+        out.control = self.control
         return out
 
     # ------------------------------------------------------------------ plumbing
@@ -142,11 +165,48 @@ class ChunkedMatrix:
         s = np.ascontiguousarray(s, dtype=np.float64)
         return [s[a:b] for a, b in zip(self.row_bounds[:-1], self.row_bounds[1:])]
 
-    @staticmethod
-    def _compute(*tasks):
+    @contextmanager
+    def _interruptible(self, probe):
+        previous = self.control["probe"]
+        self.control["probe"] = probe
+        try:
+            yield self
+        finally:
+            self.control["probe"] = previous
+
+    def _compute(self, *tasks):
+        """``dask.compute(*tasks)`` on the scheduler dask would pick, giving up with
+        :class:`PassInterrupted` once the stop probe (if any) says so."""
         import dask
 
-        return dask.compute(*tasks)
+        probe = self.control["probe"]
+        if probe is None:
+            return dask.compute(*tasks)
+        if probe():
+            raise PassInterrupted
+        client = _distributed_client()
+        if client is None:
+            from dask.callbacks import Callback
+
+            def check(*_):
+                if probe():
+                    raise PassInterrupted
+
+            with Callback(posttask=check):
+                return dask.compute(*tasks)
+        from distributed import TimeoutError as Pending
+        from distributed import wait
+
+        futures = client.compute(list(tasks))
+        while True:
+            try:
+                wait(futures, timeout=POLL_SECONDS)
+                break
+            except Pending:
+                if probe():
+                    client.cancel(futures)
+                    raise PassInterrupted from None
+        return tuple(client.gather(futures))
 
     # ------------------------------------------------------------------ products
     def _scores(self, s: np.ndarray):
@@ -308,6 +368,18 @@ class ChunkedMatrix:
                 hits.append((int(self.row_bounds[i]) + hit[0], int(self.col_bounds[j]) + hit[1],
                              hit[2]))
         return min(hits) if hits else None
+
+
+def _distributed_client():
+    """The distributed client ``dask.compute`` would use now, or None (a local scheduler)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        return None
+    from dask.base import get_scheduler
+
+    owner = getattr(get_scheduler(), "__self__", None)  # a client's bound ``get``
+    return owner if isinstance(owner, Client) else None
 
 
 def as_chunked(X, *, what: str = "X") -> ChunkedMatrix:

@@ -30,6 +30,7 @@ import scipy.sparse as sp
 
 from .._params import ParamSpec
 from ..features import BinnedSpace, LinearSpace, Poly2Space
+from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
 from ..optim.refine import OVERSELECT, prune_and_refit
 from ._cutting import block_record_info, linear_coef
@@ -220,9 +221,10 @@ class FGM(BaseSelector):
                 return False  # enough features to prune from
             return go_on
 
-        result = cutting_plane(space, master, B=B, max_outer=int(self.max_outer),
-                               tol=float(self.tol), on_step=on_step,
-                               initial_blocks=initial_blocks, context=B)
+        with interruptible(X, recorder.interrupted):  # Stop within a chunk task of a pass
+            result = cutting_plane(space, master, B=B, max_outer=int(self.max_outer),
+                                   tol=float(self.tol), on_step=on_step,
+                                   initial_blocks=initial_blocks, context=B)
         self._update_model(space, master)
         self.stop_reason_ = result.stop_reason
         if grown_to is not None and not recorder.should_stop and \

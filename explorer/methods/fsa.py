@@ -163,7 +163,7 @@ class FSA(BaseSelector):
             eta = min(eta, 1.8 / (datafit.curvature * gram_norm(X, config)))
         run, self.eta_, outcome = anneal(
             X, datafit, config, eta, emit=recorder.emit, stop_flag=recorder.stop_flag(),
-            reset=recorder.reset, on_state=self._publish,
+            reset=recorder.reset, on_state=self._publish, interrupt=recorder.interrupted,
             warm=self._warm_for(n_features=m, piecewise=piecewise))
         if outcome == "stopped":
             recorder.stop()

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from ..features import PiecewiseLinearBasis, second_difference
 from ..kernels import xts
+from ..kernels.chunked import PassInterrupted, interruptible
 from .schedules import fsa_schedule
 
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
@@ -51,14 +52,15 @@ class Annealing:
 
 
 def anneal(X, datafit, config: Annealing, eta: float, *, emit, stop_flag=None, reset=None,
-           warm=None, on_state=None):
+           warm=None, on_state=None, interrupt=None):
     """Run Algorithm 1; a run whose loss diverges restarts from the start at η/2 (``reset()``
     tells the caller its records start over). Returns (the finished run, the η used, its
-    outcome: "done", "stopped" or "diverged" after ``MAX_RESTARTS`` halvings)."""
+    outcome: "done", "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``interrupt()``
+    is polled inside passes over a chunked X (see :meth:`AnnealingRun.run`)."""
     outcome = "diverged"
     for _attempt in range(MAX_RESTARTS):
         run = AnnealingRun(config, X, datafit, eta, warm=warm, on_state=on_state)
-        outcome = run.run(emit, stop_flag)
+        outcome = run.run(emit, stop_flag, interrupt)
         if outcome != "diverged":
             break
         eta /= 2.0
@@ -206,10 +208,16 @@ class AnnealingRun:
         self.scale_work = np.where(alive_mask, self.scale[self.work_orig], 1.0)
 
     # --------------------------------------------------------------- the loop
-    def run(self, emit, stop_flag=None) -> str:
+    def run(self, emit, stop_flag=None, interrupt=None) -> str:
         """Algorithm 1, a chunk of iterations at a time (one iteration on the Python path,
         several in the compiled kernel), one ``emit(**record)`` per iteration (False: stop).
-        ``stop_flag`` is a one-element int8 array the compiled steps poll."""
+        ``stop_flag`` is a one-element int8 array the compiled steps poll; ``interrupt()``
+        is polled between the tasks of a pass over a chunked X, and a step it cuts short
+        leaves the model of the step before it."""
+        with interruptible(self.X, interrupt):
+            return self._run(emit, stop_flag)
+
+    def _run(self, emit, stop_flag) -> str:
         n_iter = self.config.n_iter
         if not self.pl:
             self.work_orig = np.arange(self.m)
@@ -218,7 +226,12 @@ class AnnealingRun:
         self.stop_flag = stop_flag
         e = 1
         while e <= n_iter:
-            steps, status = self._compiled_chunk(e) if self._compiled() else self._step(e)
+            before = self.alive, self.beta, self.b
+            try:
+                steps, status = self._compiled_chunk(e) if self._compiled() else self._step(e)
+            except PassInterrupted:
+                self._restore(*before)
+                return "stopped"
             self._store()
             for step in steps:
                 if not emit(objective=step["loss"], n_selected=step["alive"].size,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..kernels.chunked import PassInterrupted
 from . import prox_newton
 from .cache import BlockCache, CachedMaster
 from .datafits import Datafit
@@ -97,11 +98,22 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
         found on a coarse master is re-checked after its polish.
     report_initial : bool
         Report the solve over ``initial_blocks`` as iteration 0 (when there are any).
+
+    A pass over a chunked X cut short by the fit's stop probe (:class:`PassInterrupted`) ends
+    the loop as a callback stop would: a master solved before it is still reported, with no
+    next block and no new lower bound.
     """
+    interrupted = []
 
     def worst_case(signal):
-        ids, scores = space.top(signal, B + context)
-        return ids[:B], scores[:B], ids[B:], scores[B:]
+        if not interrupted:
+            try:
+                ids, scores = space.top(signal, B + context)
+                return ids[:B], scores[:B], ids[B:], scores[B:]
+            except PassInterrupted:
+                interrupted.append(True)
+        none = np.zeros(0, dtype=np.int64)
+        return none, np.zeros(0), none, np.zeros(0)
 
     blocks: list[np.ndarray] = []
     seen: set[tuple[int, ...]] = set()
@@ -118,12 +130,14 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
         solution = master.solve()
         upper = min(upper, solution.objective)
     ids, scores, runners, runner_scores = worst_case(solution.signal)
+    if interrupted:
+        return CuttingPlaneResult(blocks, solution, lower, upper, 0, STOPPED)
     lower = _max(lower, master.lower_bound(solution, scores))
     if blocks and report_initial:
         initial = np.concatenate(blocks)
         if not on_step(OuterStep(0, initial, np.full(initial.size, np.nan), solution, lower,
                                  upper, ids, None, runners, runner_scores)):
-            return CuttingPlaneResult(blocks, solution, lower, upper, 0, "stopped by callback")
+            return CuttingPlaneResult(blocks, solution, lower, upper, 0, STOPPED)
     previous = solution.objective
     reason = "max_outer reached"
     T = 0
@@ -137,17 +151,26 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
             reason = REPEATED
             T -= 1
             break
-        master.add_block(space.columns(ids))
+        try:
+            columns = space.columns(ids)
+        except PassInterrupted:
+            reason = STOPPED
+            T -= 1
+            break
+        master.add_block(columns)
         blocks.append(ids)
         seen.add(key)
         solution = master.solve()
         upper = min(upper, solution.objective)
         next_ids, next_scores, next_runners, next_runner_scores = worst_case(solution.signal)
-        lower = _max(lower, master.lower_bound(solution, next_scores))
-        stop = _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol,
-                          gap_tol, lower, upper, next_ids, next_scores, seen, threshold)
+        if interrupted:
+            stop = STOPPED
+        else:
+            lower = _max(lower, master.lower_bound(solution, next_scores))
+            stop = _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol,
+                              gap_tol, lower, upper, next_ids, next_scores, seen, threshold)
         polish = getattr(master, "polish", None)
-        if stop is not None and polish is not None:
+        if stop not in (None, STOPPED) and polish is not None:
             # intermediate masters are solved coarsely (they only choose the next block); the
             # last one is solved to the fine tolerance, and may then ask for another block
             polished = polish()
@@ -159,7 +182,10 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
                 upper = min(upper, solution.objective)
                 next_ids, next_scores, next_runners, next_runner_scores = \
                     worst_case(solution.signal)
-                lower = _max(lower, master.lower_bound(solution, next_scores))
+                if interrupted:
+                    stop = STOPPED
+                else:
+                    lower = _max(lower, master.lower_bound(solution, next_scores))
                 if stop in (REPEATED, OPTIMAL):
                     stop = _stop_rule(T, max_outer, previous, solution, empty, progress_scale,
                                       tol, gap_tol, lower, upper, next_ids, next_scores, seen,
@@ -173,12 +199,13 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
             reason = stop
             break
         if not keep_going:
-            reason = "stopped by callback"
+            reason = STOPPED
             break
     return CuttingPlaneResult(blocks, solution, lower, upper, T, reason)
 
 
 REPEATED = "converged: the worst-case block is already in the model"
+STOPPED = "stopped by callback"
 OPTIMAL = "converged: no candidate violates the optimality conditions"
 
 

@@ -95,3 +95,9 @@ def test_an_address_without_a_scheduler_is_a_clear_error(dataset, monkeypatch):
         sweep("fgm", dataset, values=[2], client=f"tcp://127.0.0.1:{port}")
     with pytest.raises(ValueError, match="'nowhere' is not a scheduler address"):
         sweep("fgm", dataset, values=[2], client="nowhere")
+    from dask.base import get_scheduler
+
+    # the failed connections left no half-made client as dask's default (every later
+    # dask computation in this process would wait on it)
+    default = getattr(get_scheduler(), "__self__", None)
+    assert default is None or default.status == "running"

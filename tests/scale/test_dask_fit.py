@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import dask.array as da
 import numpy as np
 import pytest
@@ -143,3 +145,57 @@ def test_fsa_without_a_client_persists_in_this_process(monkeypatch):
     model = FSA(k=6, n_iter=100).fit(_lazy(X, (80, 40)), y)
     assert "persisted" in [r.info["working_set"] for r in model.history_]
     _same_fit(FSA(k=6, n_iter=100).fit(X, y), model)
+
+
+def _sleepy(block, seconds):
+    time.sleep(seconds)
+    return block
+
+
+class _StopLater:
+    """The app's callback protocol: *Stop* pressed ``after`` seconds past the first record
+    (``cancelled()`` is what the app's Stop sets)."""
+
+    def __init__(self, after):
+        self.after, self.pressed = after, None
+
+    def cancelled(self):
+        return self.pressed is not None and time.perf_counter() >= self.pressed
+
+    def __call__(self, record):
+        if self.pressed is None:
+            self.pressed = time.perf_counter() + self.after
+        return not self.cancelled()
+
+
+@pytest.mark.parametrize("where", ["threads", "distributed"])
+@pytest.mark.parametrize("method", ["fgm", "fsa"])
+def test_stop_answers_within_a_task_not_a_pass(method, where, monkeypatch):
+    """Stop pressed while a pass is running: the pass is given up between two chunk tasks
+    (0.1 s each; a pass is 40 of them on 2 threads, ≈ 2 s) and the model is the last
+    record's."""
+    monkeypatch.setattr(annealing_module, "LOCAL_BYTES", 0)  # FSA's working set stays lazy
+    monkeypatch.setattr(annealing_module, "PERSIST_SHARE", 0.0)
+    X, y = _problem()
+    lazy = _lazy(X, (60, 30)).map_blocks(_sleepy, seconds=0.1, dtype=np.float64)
+    make = (lambda: FGM(B=5)) if method == "fgm" else (lambda: FSA(k=6))
+    callback = _StopLater(after=0.3)
+
+    def fit():
+        return make().fit(lazy, y, callback=callback)
+
+    if where == "distributed":
+        from distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                          dashboard_address=":0") as cluster, Client(cluster):
+            model = fit()
+    else:
+        model = fit()
+    late = time.perf_counter() - callback.pressed
+    assert model.stopped_early_
+    assert late < 0.8, f"the fit went on {late:.2f} s after Stop"
+    last = model.history_[-1]
+    np.testing.assert_array_equal(model.selected_features_, np.sort(last.selected))
+    np.testing.assert_array_equal(np.flatnonzero(model.coef_), np.sort(last.selected))
+    assert model.score(X, y) > 0.5  # a usable model

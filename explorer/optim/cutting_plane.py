@@ -277,6 +277,7 @@ class L12Master(CachedMaster):
         self.columns = []
         self.coef0 = coef0 or {}
         self.total_inner = 0
+        self.newton_first = False  # a polish needed Newton: the next ones skip APG's budget
 
     # --------------------------------------------------------------- protocol
     def initial(self) -> MasterSolution:
@@ -327,11 +328,15 @@ class L12Master(CachedMaster):
         if prox_newton.usable(self.cache):
             # APG first, with a small budget: it certifies well-scaled masters in tens of steps,
             # where a Newton step costs a Gram and a cone program; Newton takes over when the
-            # scaling makes first-order steps crawl (raw pixels)
+            # scaling makes first-order steps crawl (raw pixels, sparse counts), and the later
+            # polishes of this fit (the same data, so the same scaling) go to it directly
+            if self.newton_first:
+                return self._solve_newton(final)
             first = self.solve(Stopping(final.tol, min(final.max_iter, APG_FIRST)))
             if first.info.get("converged"):
                 return first
             sol = self._solve_newton(final)
+            self.newton_first = sol.info.get("solver") == "proximal Newton"
             sol.trace = list(first.trace) + list(sol.trace[1:])
             sol.inner_steps += first.inner_steps
             return sol

@@ -192,8 +192,10 @@ class ChunkedMatrix:
                 if probe():
                     raise PassInterrupted
 
-            with Callback(posttask=check):
-                return dask.compute(*tasks)
+            # passed to this compute only: a ``with Callback()`` block would be global, and
+            # one fit's Stop would end the passes of fits running beside it in other threads
+            mine = Callback(posttask=check)._callback
+            return dask.compute(*tasks, callbacks=[*Callback.active, mine])
         from distributed import TimeoutError as Pending
         from distributed import wait
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import dask.array as da
 import numpy as np
 import pytest
@@ -9,7 +12,13 @@ import scipy.sparse as sp
 
 from explorer.data import DataError
 from explorer.kernels import top_k
-from explorer.kernels.chunked import ChunkedMatrix, as_chunked, is_dask
+from explorer.kernels.chunked import (
+    ChunkedMatrix,
+    PassInterrupted,
+    as_chunked,
+    interruptible,
+    is_dask,
+)
 
 
 def _pair(layout, dtype, chunks=(23, 9), shape=(70, 40), seed=0):
@@ -98,3 +107,39 @@ def test_as_chunked_checks_without_a_pass():
     assert as_chunked(da.ones((4, 2), dtype=np.int32)).dtype == np.float64
     with pytest.raises(TypeError, match="by columns only"):
         as_chunked(da.ones((4, 2)))[0]
+
+
+def _slow(block):
+    time.sleep(0.05)
+    return block
+
+
+def test_one_fits_stop_leaves_a_pass_beside_it_alone():
+    """Two passes at once in two threads (two app sessions): the one whose probe says stop
+    gives up, the other finishes with the right product."""
+    X = np.random.default_rng(0).standard_normal((60, 80))
+    stopped = as_chunked(da.from_array(X, chunks=(20, 10)).map_blocks(_slow))
+    running = as_chunked(da.from_array(X, chunks=(20, 10)).map_blocks(_slow))
+    s = np.ones(60)
+    start = time.perf_counter()
+    outcome = {}
+
+    def stop_me():
+        with interruptible(stopped, lambda: time.perf_counter() - start > 0.1):
+            try:
+                stopped.xts(s)
+                outcome["stopped"] = "finished"
+            except PassInterrupted:
+                outcome["stopped"] = "interrupted"
+
+    def leave_me():
+        with interruptible(running, lambda: False):
+            outcome["running"] = running.xts(s)
+
+    threads = [threading.Thread(target=stop_me), threading.Thread(target=leave_me)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert outcome["stopped"] == "interrupted"
+    np.testing.assert_allclose(outcome["running"], X.T @ s, rtol=1e-12)

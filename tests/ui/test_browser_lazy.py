@@ -53,6 +53,7 @@ def test_a_zarr_dataset_fits_shows_passes_and_stops(page: Page, lazy_server, sho
     page.locator(".btn-stop button").click()
     line = wait_text(page, ".status-line", "stopped", timeout=60)
     assert int(re.search(r"iteration (\d+)", line).group(1)) < 200
+    shot(page, "stopped")
 
     page.goto(f"{url}/explorer?dataset=wide.zarr&method=grfl")
     wait_text(page, ".message", "GrFL needs the data in memory", timeout=60)

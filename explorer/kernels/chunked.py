@@ -194,7 +194,8 @@ class ChunkedMatrix:
 
             # passed to this compute only: a ``with Callback()`` block would be global, and
             # one fit's Stop would end the passes of fits running beside it in other threads
-            mine = Callback(posttask=check)._callback
+            # (start, start_state, pretask, posttask, finish): the local schedulers' format
+            mine = (None, None, None, check, None)
             return dask.compute(*tasks, callbacks=[*Callback.active, mine])
         from distributed import TimeoutError as Pending
         from distributed import wait

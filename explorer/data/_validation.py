@@ -75,8 +75,11 @@ def as_matrix(X, *, what: str = "X", source: str | None = None, copy: bool = Fal
 def check_finite(X, *, what: str = "X", source: str | None = None) -> None:
     """Raise a ``DataError`` naming the first NaN/inf entry (row and column, 1-based)."""
     values = X.data if sp.issparse(X) else X
-    if values.size == 0 or np.isfinite(values).all():
+    if values.size == 0:
         return
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(values.sum(dtype=np.float64)) or np.isfinite(values).all():
+            return  # a finite sum has no NaN or inf; one that overflowed is checked in full
     bad = np.flatnonzero(~np.isfinite(values.ravel()))[0]
     value = values.ravel()[bad]
     kind = "missing value (NaN)" if np.isnan(value) else "infinite value"

@@ -42,6 +42,29 @@ def xts(X, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return np.asarray(result, dtype=np.float64)
 
 
+def column_sums(X) -> tuple[np.ndarray, np.ndarray]:
+    """Column sums and sums of squares of a dense, CSR or CSC X, as float64, in one pass
+    (sparse stays sparse; a dense X is read once in its own memory order)."""
+    if sp.issparse(X):
+        sums = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
+        sq = np.asarray(X.multiply(X).sum(axis=0), dtype=np.float64).ravel()
+        return sums, sq
+    X = np.asarray(X)
+    if not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X)
+    sums, sq = np.empty(X.shape[1]), np.empty(X.shape[1])
+    _numba.dense_column_sums(X, bool(X.flags.c_contiguous), sums, sq)
+    return sums, sq
+
+
+def column_moments(X) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and standard deviations (1/n) of a dense, CSR or CSC X, as float64."""
+    sums, sq = column_sums(X)
+    n = max(X.shape[0], 1)
+    mean = sums / n
+    return mean, np.sqrt(np.maximum(sq / n - mean * mean, 0.0))
+
+
 class GroupIndex:
     """Groups as CSR-style index arrays (members[ptr[g]:ptr[g+1]]), possibly overlapping."""
 

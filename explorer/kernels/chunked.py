@@ -24,7 +24,7 @@ from contextlib import contextmanager, nullcontext
 import numpy as np
 import scipy.sparse as sp
 
-from . import top_k, xts
+from . import column_sums, top_k, xts
 
 POLL_SECONDS = 0.1
 
@@ -68,13 +68,10 @@ def _block_matvec(block, w):
 
 def _block_moments(block):
     """Column sums, sums of squares and stored values of one block, as (1, 3, columns)."""
+    sums, sq = column_sums(block)
     if sp.issparse(block):
-        sums = np.asarray(block.sum(axis=0), dtype=np.float64).ravel()
-        sq = np.asarray(block.multiply(block).sum(axis=0), dtype=np.float64).ravel()
         stored = np.asarray(block.getnnz(axis=0), dtype=np.float64)
     else:
-        sums = block.sum(axis=0, dtype=np.float64)
-        sq = np.einsum("ij,ij->j", block, block, dtype=np.float64)
         stored = np.full(block.shape[1], float(block.shape[0]))
     return np.stack([sums, sq, stored])[None]
 

@@ -165,7 +165,10 @@ class Recorder:
         if selected.flags.writeable or selected.base is not None:  # share read-only owners
             selected = selected.copy()
             selected.setflags(write=False)
-        record = IterationRecord(
+        # the frozen dataclass's __init__ sets each field through object.__setattr__ (2 µs a
+        # record; FSA writes 500 per 15 ms fit): fill the instance's fields directly
+        record = object.__new__(IterationRecord)
+        record.__dict__.update(
             iteration=len(root.history), inner_steps=int(inner_steps),
             objective=float(objective), n_selected=int(n_selected), selected=selected,
             elapsed=root.elapsed(),

@@ -23,16 +23,18 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..features import PiecewiseLinearBasis, second_difference
-from ..kernels import xts
+from ..kernels import column_moments, xts
 from ..kernels.chunked import PassInterrupted, interruptible
 from .schedules import fsa_schedule
 
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
 CHUNK_CELLS = 20_000_000    # cells a compiled chunk may touch before its records stream
-MAX_CHUNK = 64
+MAX_CHUNK = 512
 LOCAL_BYTES = 512 * 2**20   # a dask working set this small is pulled into memory
 PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 MAX_RESTARTS = 30           # halvings of η before a diverging fit gives up
+_NO_COLUMNS = np.zeros(0, dtype=np.int64)
+_NO_COLUMNS.setflags(write=False)
 
 
 @dataclass(frozen=True)
@@ -200,7 +202,9 @@ class AnnealingRun:
 
     def _index_work(self):
         # which of the work's columns are alive, and where their β lives
-        alive_mask = np.isin(self.work_orig, self.alive, assume_unique=True)
+        alive_mask = np.zeros(self.m, dtype=bool)
+        alive_mask[self.alive] = True
+        alive_mask = alive_mask[self.work_orig]
         self.work_pos = np.full(self.work_orig.size, -1)
         self.work_pos[alive_mask] = np.searchsorted(self.alive, self.work_orig[alive_mask])
         # dead columns stay in place until compaction but contribute zero
@@ -333,33 +337,53 @@ class AnnealingRun:
             self.eta, self.config.ridge, self.config.fit_intercept, self.schedule,
             e - 1, budget, self.first, W - int(np.ceil(keep * W)) + 1, stop, loss, betas, masks,
             intercepts)
-        out = []
-        previous = self.work_pos >= 0
-        alive_ids = self.work_orig[previous]
-        counts = masks[:steps].sum(axis=1)
-        scale = self.scale[alive_ids]
-        none = np.zeros(0, dtype=np.int64)
-        for k in range(steps):
-            mask = masks[k]
-            before = alive_ids.size
-            killed = none
-            if counts[k] != before:  # this step killed columns
-                killed = self.work_orig[previous & ~mask]
-                alive_ids = self.work_orig[mask]
-                alive_ids.setflags(write=False)  # the records share it
-                scale = self.scale[alive_ids]
-                previous = mask
-            values = betas[k][previous]
-            out.append(self._record(float(loss[k]), e + k, before, killed, alive_ids, values,
-                                    values / scale))
-            out[-1]["state"] = (alive_ids, values, float(intercepts[k]))
+        out = self._chunk_records(e, steps, loss, betas, masks, intercepts)
         if steps:
             self.b = float(b)
-            self.alive = alive_ids
-            self.beta = betas[steps - 1][previous].copy()
+            self.alive = out[-1]["alive"]
+            self.beta = out[-1]["state"][1].copy()
             self._compact(0.5 if self.work.flags.f_contiguous else 0.9)
         status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
         return out, status
+
+    def _chunk_records(self, e, steps, loss, betas, masks, intercepts):
+        """The records of a compiled chunk's ``steps`` iterations from e. The alive sets, β,
+        weights and killed columns of all its steps are gathered at once into flat arrays
+        that the records slice (a record costs microseconds; FSA writes hundreds per fit,
+        most of the early ones killing columns)."""
+        masks = masks[:steps]
+        before_masks = np.vstack([(self.work_pos >= 0)[None], masks[:-1]])
+        counts = masks.sum(axis=1)
+        ends = np.cumsum(counts).tolist()
+        positions = np.nonzero(masks)[1]  # row by row, as betas[masks] is
+        flat_ids = self.work_orig[positions]
+        flat_values = betas[:steps][masks]
+        flat_weights = flat_values / self.scale[flat_ids]
+        dead_rows, dead_positions = np.nonzero(before_masks & ~masks)
+        flat_killed = self.work_orig[dead_positions]
+        killed_ends = np.cumsum(np.bincount(dead_rows, minlength=steps)).tolist()
+        for flat in (flat_values, flat_weights, flat_killed):
+            flat.setflags(write=False)  # the records share them
+        base = self._record(0.0, e, 0, None, None, None, None)["info"]
+        alive_ids = self.work_orig[self.work_pos >= 0]
+        alive_ids.setflags(write=False)
+        out = []
+        start = killed_start = 0
+        for loss_k, m_e, b_k, end, killed_end in zip(
+                loss[:steps].tolist(), self.schedule[e - 1:e - 1 + steps].tolist(),
+                intercepts[:steps].tolist(), ends, killed_ends):
+            before = alive_ids.size
+            killed = _NO_COLUMNS
+            if killed_end > killed_start:  # this step killed columns
+                killed = flat_killed[killed_start:killed_end]
+                alive_ids = flat_ids[start:end].copy()  # its own array, shared by the next
+                alive_ids.setflags(write=False)
+            values = flat_values[start:end]
+            out.append({"loss": loss_k, "alive": alive_ids, "state": (alive_ids, values, b_k),
+                        "info": {**base, "M_e": m_e, "before": before, "killed": killed,
+                                 "weights": flat_weights[start:end], "values": values}})
+            start, killed_start = end, killed_end
+        return out
 
     def _store(self):
         if self.on_state is not None:
@@ -400,12 +424,8 @@ def _moments(X):
     """Column means and standard deviations (sparse-safe); zero-variance columns get 1."""
     if getattr(X, "is_chunked", False):
         total, sq = X.column_moments()
-        mean, sq = total / X.shape[0], sq / X.shape[0]
-    elif sp.issparse(X):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+        mean = total / X.shape[0]
+        std = np.sqrt(np.maximum(sq / X.shape[0] - mean**2, 0.0))
     else:
-        mean = X.mean(axis=0, dtype=np.float64)
-        sq = np.einsum("ij,ij->j", X, X, dtype=np.float64) / X.shape[0]
-    std = np.sqrt(np.maximum(sq - mean**2, 0.0))
+        mean, std = column_moments(X)
     return mean, np.where(std > 0, std, 1.0)

@@ -61,6 +61,29 @@ def dense_column_sums(X, row_major, sums, sq):
             sq[j] = b
 
 
+@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
+def dense_matmul_f64(X, row_major, W, out):
+    """out = X W with float64 accumulation, reading a dense X (float32 or float64) once in its
+    own memory order and without a float64 copy of it."""
+    n, m = X.shape
+    c = W.shape[1]
+    out[:] = 0.0
+    if row_major:
+        for i in range(n):
+            for k in range(c):
+                acc = 0.0
+                for j in range(m):
+                    acc += np.float64(X[i, j]) * W[j, k]
+                out[i, k] = acc
+    else:
+        for j in range(m):
+            for k in range(c):
+                wk = W[j, k]
+                if wk != 0.0:
+                    for i in range(n):
+                        out[i, k] += np.float64(X[i, j]) * wk
+
+
 @nb.njit(**_JIT)
 def group_sumsq(values, ptr, members, weights, out):
     """out[g] = weights[g]² Σ_{j ∈ G_g} values[j]² with groups given CSR-style

@@ -54,6 +54,24 @@ def test_products_match_in_memory(layout, dtype):
     assert C.passes == 4  # xts, two matvecs, moments (take reads only its chunks)
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_float32_chunks_multiply_in_float64(order):
+    """X w over float32 chunks is the float64 product of their values (no float64 copy of a
+    chunk is made for it, and none of the precision is lost), whatever the chunks' order."""
+    rng = np.random.default_rng(3)
+    X = np.asarray(rng.standard_normal((70, 40)).astype(np.float32), order=order)
+    D = da.from_array(X, chunks=(23, 9)).map_blocks(
+        lambda b: np.asarray(b, order=order), dtype=np.float32)
+    w = rng.standard_normal(40) * 1e3
+    W = rng.standard_normal((40, 3))
+    exact = X.astype(np.float64)
+    C = as_chunked(D)
+    np.testing.assert_allclose(C.matvec(w), exact @ w, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(C @ W, exact @ W, rtol=1e-12, atol=1e-12)
+    w[::2] = 0.0  # the columns a working set has dropped
+    np.testing.assert_allclose(C.matvec(w), exact @ w, rtol=1e-12, atol=1e-9)
+
+
 @pytest.mark.parametrize("layout", ["dense", "sparse"])
 def test_per_chunk_top_equals_global_top(layout):
     X, D = _pair(layout, np.float64, chunks=(30, 7))
@@ -85,6 +103,31 @@ def test_counters_bytes_and_subset():
     kept = again.persist()
     assert kept.persisted and kept.array.numblocks == (2, 1)
     np.testing.assert_allclose(kept.subset(np.array([1])).to_memory(), X[:, [30]])
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_subset_products_read_only_the_chunks_holding_its_columns(layout):
+    """A working set's products equal those of its columns in memory, through two shrinks
+    (columns scattered over chunks, one chunk left out), and read the chunks that hold
+    them, whole, and no others."""
+    X, D = _pair(layout, np.float64, chunks=(23, 9))
+    dense = X.toarray() if sp.issparse(X) else X
+    C = ChunkedMatrix(D)
+    rng = np.random.default_rng(5)
+    s = rng.standard_normal(70)
+    cols = np.array([0, 3, 8, 9, 17, 30, 31, 39])  # chunks 0, 1, 3, 4 (none from 2)
+    for sub, ids in ((C.subset(cols), cols),
+                     (C.subset(cols).subset(np.array([1, 2, 5, 7])), cols[[1, 2, 5, 7]])):
+        w = rng.standard_normal(ids.size)
+        read = sub.bytes_read
+        np.testing.assert_allclose(sub.xts(s), dense[:, ids].T @ s, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(sub.matvec(w), dense[:, ids] @ w, rtol=1e-12, atol=1e-12)
+        W = rng.standard_normal((ids.size, 2))
+        np.testing.assert_allclose(sub @ W, dense[:, ids] @ W, rtol=1e-12, atol=1e-12)
+        if layout == "dense":
+            touched = np.unique(ids // 9)
+            width = sum(min(9, 40 - 9 * j) for j in touched)
+            assert sub.bytes_read - read == 3 * 70 * width * 8
 
 
 def test_non_finite_entry_is_located():

@@ -13,39 +13,6 @@ GAP_FLOOR = 1e-12  # a log axis cannot show a closed gap of 0
 KEPT_COLUMNS = ["iteration", "n_selected", "M_e"]
 
 
-def convergence_rows(record, start_step: int) -> tuple[pd.DataFrame, int]:
-    """Objective points of one record on the cumulative inner-step axis.
-
-    A record that carries its inner objective trace (FGM's APG, FS-multi's bundle) contributes
-    every inner step; others contribute one point. Returns the rows and the next step index.
-    """
-    trace = record.info.get("inner_objective") if record.info else None
-    if trace is not None and len(trace):
-        trace = np.asarray(trace, dtype=float)
-        keep = _thinned(trace.size)
-        values = trace[keep]
-        steps = start_step + keep
-        nxt = start_step + trace.size
-    else:
-        values = np.array([record.objective], dtype=float)
-        steps = np.array([start_step])
-        nxt = start_step + 1
-    frame = pd.DataFrame({"step": steps.astype(float), "objective": values,
-                          "outer": np.full(values.size, record.iteration + 1)})
-    return frame, nxt
-
-
-def bounds_row(record, step: int) -> pd.DataFrame:
-    """One row of certified bounds at the end of an outer iteration (empty if none)."""
-    if record.lower is None and record.upper is None:
-        return pd.DataFrame(columns=BOUNDS_COLUMNS, dtype=float)
-    lower = np.nan if record.lower is None else record.lower
-    upper = np.nan if record.upper is None else record.upper
-    return pd.DataFrame({"step": [float(step)], "outer": [record.iteration + 1],
-                         "lower": [lower], "upper": [upper], "gap": [upper - lower],
-                         "relative_gap": relative_gap([lower], [upper])})
-
-
 def relative_gap(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """(upper − lower)/|upper|, floored at ``GAP_FLOOR``; NaN where a bound is missing (an
     iteration without a certified lower bound yet)."""
@@ -53,13 +20,6 @@ def relative_gap(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         gap = (upper - lower) / np.maximum(np.abs(upper), 1e-300)
     return np.where(np.isnan(gap), np.nan, np.maximum(gap, GAP_FLOOR))
-
-
-def kept_row(record) -> pd.DataFrame:
-    """Selected-feature count (and FSA's target M_e) per iteration."""
-    m_e = record.info.get("M_e", np.nan) if record.info else np.nan
-    return pd.DataFrame({"iteration": [record.iteration + 1],
-                         "n_selected": [record.n_selected], "M_e": [float(m_e)]})
 
 
 MAX_TRACE_POINTS = 150  # per outer iteration: more than a plot's width is only drawing cost

@@ -51,12 +51,16 @@ def test_convergence_frames_match_the_records(fgm_fit):
     total = sum(len(r.info["inner_objective"]) for r in est.history_)
     drawn = sum(min(len(r.info["inner_objective"]), MAX_TRACE_POINTS) for r in est.history_)
     assert end == total and len(conv) <= drawn and conv["step"].is_monotonic_increasing
-    # the batch frames equal the per-record rows the single-record helpers give
-    step, rows = 0, []
+    # each record's points sit on its own inner steps and are its trace's values there,
+    # its first and last step included
+    step = 0
     for record in est.history_:
-        r, step = viz.convergence_rows(record, step)
-        rows.append(r)
-    pd.testing.assert_frame_equal(conv, pd.concat(rows, ignore_index=True), check_dtype=False)
+        trace = np.asarray(record.info["inner_objective"], dtype=float)
+        mine = conv[conv["outer"] == record.iteration + 1]
+        at = mine["step"].to_numpy() - step
+        assert at[0] == 0 and at[-1] == trace.size - 1 and np.all(np.diff(at) > 0)
+        np.testing.assert_array_equal(mine["objective"].to_numpy(), trace[at.astype(int)])
+        step += trace.size
     assert list(bounds["outer"]) == [r.iteration + 1 for r in est.history_]
     assert (bounds["upper"] >= bounds["lower"] - 1e-9).all()
     assert kept["n_selected"].tolist() == [r.n_selected for r in est.history_]

@@ -160,35 +160,58 @@ class Recorder:
              lower: float | None = None, upper: float | None = None,
              inner_measure: float | None = None, info: Mapping | None = None) -> bool:
         """Record one iteration; return ``False`` when the fit must stop now."""
+        return self.emit_many(
+            objective=(objective,), selected=(selected,), info=(dict(info or {}),),
+            inner_steps=inner_steps, n_selected=(n_selected,),
+            bounds=None if lower is None and upper is None else ((lower, upper),),
+            inner_measure=None if inner_measure is None else (inner_measure,)) is None
+
+    def emit_many(self, *, objective: Sequence[float], selected: Sequence, info: Sequence,
+                  inner_steps: int = 0, n_selected: Sequence[int] | None = None,
+                  bounds: Sequence | None = None,
+                  inner_measure: Sequence[float] | None = None) -> int | None:
+        """Record a batch of iterations a compiled loop ran together (FSA's chunks of steps):
+        the same records and callbacks as one :meth:`emit` each, in order. ``n_selected``
+        defaults to each ``selected``'s size, ``bounds`` are (lower, upper) pairs; the ``info``
+        dicts are taken over, not copied. Returns None when the fit goes on, else the batch
+        index of the record after which it must stop (the records after it are not written)."""
         root = self._root()
-        selected = np.asarray(selected, dtype=np.int64)
-        if selected.flags.writeable or selected.base is not None:  # share read-only owners
-            selected = selected.copy()
-            selected.setflags(write=False)
-        # the frozen dataclass's __init__ sets each field through object.__setattr__ (2 µs a
-        # record; FSA writes 500 per 15 ms fit): fill the instance's fields directly
-        record = object.__new__(IterationRecord)
-        record.__dict__.update(
-            iteration=len(root.history), inner_steps=int(inner_steps),
-            objective=float(objective), n_selected=int(n_selected), selected=selected,
-            elapsed=root.elapsed(),
-            lower=None if lower is None else float(lower),
-            upper=None if upper is None else float(upper),
-            inner_measure=None if inner_measure is None else float(inner_measure),
-            info={**self.info, **(info or {})},
-        )
-        root.history.append(record)
-        if self is not root:
-            self.history.append(record)
-        if root.callback is not None and not root.stopped:
-            start = time.perf_counter()
-            try:
-                answer = root.callback(record)
-            finally:
-                root._callback_time += time.perf_counter() - start
-            if answer is False:
-                root.stopped = True
-        return not root.stopped
+        history = root.history
+        extra = self.info
+        steps = int(inner_steps)
+        new = object.__new__
+        for index, (value, chosen, details) in enumerate(zip(objective, selected, info)):
+            chosen = np.asarray(chosen, dtype=np.int64)
+            if chosen.flags.writeable or chosen.base is not None:  # share read-only owners
+                chosen = chosen.copy()
+                chosen.setflags(write=False)
+            lower, upper = (None, None) if bounds is None else bounds[index]
+            measure = None if inner_measure is None else inner_measure[index]
+            # the frozen dataclass's __init__ sets each field through object.__setattr__
+            # (2 µs a record; FSA writes 500 per 10 ms fit): fill the fields directly
+            record = new(IterationRecord)
+            record.__dict__.update(
+                iteration=len(history), inner_steps=steps, objective=float(value),
+                n_selected=chosen.size if n_selected is None else int(n_selected[index]),
+                selected=chosen, elapsed=root.elapsed(),
+                lower=None if lower is None else float(lower),
+                upper=None if upper is None else float(upper),
+                inner_measure=None if measure is None else float(measure),
+                info={**extra, **details} if extra else details)
+            history.append(record)
+            if self is not root:
+                self.history.append(record)
+            if root.callback is not None and not root.stopped:
+                start = time.perf_counter()
+                try:
+                    answer = root.callback(record)
+                finally:
+                    root._callback_time += time.perf_counter() - start
+                if answer is False:
+                    root.stopped = True
+            if root.stopped:
+                return index
+        return None
 
 
 # ----------------------------------------------------------------------------- registry

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +38,18 @@ _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 _NO_COLUMNS.setflags(write=False)
 
 
+class Steps(NamedTuple):
+    """The records of consecutive iterations, as parallel lists: the loss before each step,
+    the survivors after it (read-only arrays, shared between steps that killed nothing), the
+    record's ``info``, and the model after it (β of the survivors, intercept) to go back to."""
+
+    loss: list
+    alive: list
+    info: list
+    values: list
+    intercept: list
+
+
 @dataclass(frozen=True)
 class Annealing:
     """The knobs of Algorithm 1: keep ``k`` of the variables after ``n_iter`` steps on the
@@ -53,16 +66,18 @@ class Annealing:
     smoothness: float = 0.0
 
 
-def anneal(X, datafit, config: Annealing, eta: float, *, emit, stop_flag=None, reset=None,
+def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, stop_flag=None, reset=None,
            warm=None, on_state=None, interrupt=None):
-    """Run Algorithm 1; a run whose loss diverges restarts from the start at η/2 (``reset()``
-    tells the caller its records start over). Returns (the finished run, the η used, its
+    """Run Algorithm 1, its records written by ``emit_many`` (the protocol of
+    :meth:`explorer.methods.base.Recorder.emit_many`: one call per chunk of steps); a run whose
+    loss diverges restarts from the start at η/2 (``reset()`` tells the caller its records
+    start over). Returns (the finished run, the η used, its
     outcome: "done", "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``interrupt()``
     is polled inside passes over a chunked X (see :meth:`AnnealingRun.run`)."""
     outcome = "diverged"
     for _attempt in range(MAX_RESTARTS):
         run = AnnealingRun(config, X, datafit, eta, warm=warm, on_state=on_state)
-        outcome = run.run(emit, stop_flag, interrupt)
+        outcome = run.run(emit_many, stop_flag, interrupt)
         if outcome != "diverged":
             break
         eta /= 2.0
@@ -212,16 +227,17 @@ class AnnealingRun:
         self.scale_work = np.where(alive_mask, self.scale[self.work_orig], 1.0)
 
     # --------------------------------------------------------------- the loop
-    def run(self, emit, stop_flag=None, interrupt=None) -> str:
+    def run(self, emit_many, stop_flag=None, interrupt=None) -> str:
         """Algorithm 1, a chunk of iterations at a time (one iteration on the Python path,
-        several in the compiled kernel), one ``emit(**record)`` per iteration (False: stop).
+        several in the compiled kernel), one ``emit_many`` per chunk, one record per iteration
+        (it returns the index of the record to stop at, None to go on).
         ``stop_flag`` is a one-element int8 array the compiled steps poll; ``interrupt()``
         is polled between the tasks of a pass over a chunked X, and a step it cuts short
         leaves the model of the step before it."""
         with interruptible(self.X, interrupt):
-            return self._run(emit, stop_flag)
+            return self._run(emit_many, stop_flag)
 
-    def _run(self, emit, stop_flag) -> str:
+    def _run(self, emit_many, stop_flag) -> str:
         n_iter = self.config.n_iter
         if not self.pl:
             self.work_orig = np.arange(self.m)
@@ -237,15 +253,16 @@ class AnnealingRun:
                 self._restore(*before)
                 return "stopped"
             self._store()
-            for step in steps:
-                if not emit(objective=step["loss"], n_selected=step["alive"].size,
-                                     selected=step["alive"], inner_steps=1, info=step["info"]):
-                    if step is not steps[-1]:
-                        self._restore(*step["state"])  # the model of the last record
-                    return "stopped"
+            stop_at = emit_many(objective=steps.loss, selected=steps.alive, info=steps.info,
+                                inner_steps=1) if steps.loss else None
+            if stop_at is not None:
+                if stop_at < len(steps.loss) - 1:  # go back to the model of the last record
+                    self._restore(steps.alive[stop_at], steps.values[stop_at],
+                                  steps.intercept[stop_at])
+                return "stopped"
             if status != "ok":
                 return status
-            e += len(steps)
+            e += len(steps.loss)
         return "done"
 
     def _restore(self, alive, beta, b):
@@ -253,7 +270,7 @@ class AnnealingRun:
         self.alive, self.beta, self.b = alive.copy(), beta.copy(), b
         self._store()
 
-    def _record(self, loss, e, before, killed, alive, values, weights):
+    def _info(self, e, before, killed, values, weights):
         info = {"M_e": int(self.schedule[e - 1]), "before": before, "killed": killed,
                 "weights": weights, "values": values, "eta": self.eta,
                 "work_columns": int(self.bins.shape[1] if self.pl else self.work.shape[1])}
@@ -263,7 +280,7 @@ class AnnealingRun:
                          "bytes_read": int(self.chunked.bytes_read),
                          "working_set": ("persisted" if self.work.persisted else "lazy")
                          if lazy else "in memory"})
-        return {"loss": loss, "alive": alive, "info": info}
+        return info
 
     def _step(self, e):
         """One iteration e (1-based) in numpy: ([its record], status)."""
@@ -272,7 +289,7 @@ class AnnealingRun:
         if np.isnan(self.first):
             self.first = loss
         if not np.isfinite(loss) or loss > 1e3 * max(self.first, 1e-12):
-            return [], "diverged"
+            return Steps([], [], [], [], []), "diverged"
         r = self.datafit.gradient(f)
         grad = self._gradient(r)
         self.beta = self._prior_step(self.beta - self.eta * grad)
@@ -294,12 +311,15 @@ class AnnealingRun:
             else:
                 self._compact()
         if not np.all(np.isfinite(self.beta)) or np.abs(self.beta).max(initial=0) > 1e150:
-            return [], "diverged"
+            return Steps([], [], [], [], []), "diverged"
         values = np.linalg.norm(self.beta, axis=1) if self.pl else self.beta.copy()
         if self.pl:
             self._store()
         weights = values if self.pl else values / self.scale[self.alive]
-        return [self._record(loss, e, before, killed, self.alive.copy(), values, weights)], "ok"
+        alive = self.alive.copy()
+        alive.setflags(write=False)
+        return Steps([loss], [alive], [self._info(e, before, killed, values, weights)], [values],
+                     [self.b]), "ok"
 
     def _compiled(self) -> bool:
         """The compiled kernel runs the linear model on dense data once the working matrix
@@ -340,8 +360,8 @@ class AnnealingRun:
         out = self._chunk_records(e, steps, loss, betas, masks, intercepts)
         if steps:
             self.b = float(b)
-            self.alive = out[-1]["alive"]
-            self.beta = out[-1]["state"][1].copy()
+            self.alive = out.alive[-1]
+            self.beta = out.values[-1].copy()
             self._compact(0.5 if self.work.flags.f_contiguous else 0.9)
         status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
         return out, status
@@ -364,14 +384,13 @@ class AnnealingRun:
         killed_ends = np.cumsum(np.bincount(dead_rows, minlength=steps)).tolist()
         for flat in (flat_values, flat_weights, flat_killed):
             flat.setflags(write=False)  # the records share them
-        base = self._record(0.0, e, 0, None, None, None, None)["info"]
+        base = self._info(e, 0, None, None, None)
         alive_ids = self.work_orig[self.work_pos >= 0]
         alive_ids.setflags(write=False)
-        out = []
+        out = Steps(loss[:steps].tolist(), [], [], [], intercepts[:steps].tolist())
         start = killed_start = 0
-        for loss_k, m_e, b_k, end, killed_end in zip(
-                loss[:steps].tolist(), self.schedule[e - 1:e - 1 + steps].tolist(),
-                intercepts[:steps].tolist(), ends, killed_ends):
+        for m_e, end, killed_end in zip(self.schedule[e - 1:e - 1 + steps].tolist(), ends,
+                                        killed_ends):
             before = alive_ids.size
             killed = _NO_COLUMNS
             if killed_end > killed_start:  # this step killed columns
@@ -379,9 +398,10 @@ class AnnealingRun:
                 alive_ids = flat_ids[start:end].copy()  # its own array, shared by the next
                 alive_ids.setflags(write=False)
             values = flat_values[start:end]
-            out.append({"loss": loss_k, "alive": alive_ids, "state": (alive_ids, values, b_k),
-                        "info": {**base, "M_e": m_e, "before": before, "killed": killed,
-                                 "weights": flat_weights[start:end], "values": values}})
+            out.alive.append(alive_ids)
+            out.values.append(values)
+            out.info.append({**base, "M_e": m_e, "before": before, "killed": killed,
+                             "weights": flat_weights[start:end], "values": values})
             start, killed_start = end, killed_end
         return out
 

@@ -95,6 +95,35 @@ def test_child_recorders_share_numbering_and_stop():
     assert [r.info["class"] for r in root.history] == [0, 1, 0]
 
 
+def test_a_batch_of_records_is_written_as_one_emit_each():
+    def batch(recorder):
+        infos = [{"step": k} for k in range(5)]
+        return recorder.emit_many(objective=[5.0, 4, 3, 2, 1],
+                                  selected=[np.arange(k + 1) for k in range(5)], info=infos,
+                                  inner_steps=1)
+
+    def one_by_one(recorder):
+        for k in range(5):
+            if not recorder.emit(objective=5.0 - k, n_selected=k + 1, selected=np.arange(k + 1),
+                                 inner_steps=1, info={"step": k}):
+                return k
+        return None
+
+    for stop_at in (None, 0, 2, 4):  # the record whose callback answers False
+        histories, answers, seen = [], [], []
+        for write in (batch, one_by_one):
+            root = Recorder(lambda r, seen=seen, stop_at=stop_at:
+                            seen.append(r) or r.iteration != stop_at)
+            answers.append(write(root.child(**{"class": 1})))
+            histories.append([(r.iteration, r.objective, r.n_selected, list(r.selected),
+                               r.inner_steps, dict(r.info)) for r in root.history])
+        assert answers == [stop_at, stop_at]
+        assert len(histories[0]) == (5 if stop_at is None else stop_at + 1)
+        assert len(seen) == 2 * len(histories[0])  # one callback per record
+        assert histories[0] == histories[1]
+        assert histories[0][0][5] == {"class": 1, "step": 0}
+
+
 def test_every_registered_method_declares_its_knobs():
     import inspect
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from explorer.methods.base import Recorder
 from explorer.optim.annealing import Annealing, anneal
 from explorer.optim.datafits import Datafit
 from explorer.optim.losses import make_loss
@@ -52,9 +53,10 @@ def test_run_equals_algorithm_1(layout, dtype, loss):
     X, y = _problem()
     config = Annealing(k=4, n_iter=40, mu=10.0, ridge=1e-3)
     eta = 1.0
-    records = []
+    recorder = Recorder()
     run, eta_used, outcome = anneal(as_layout(X, layout, dtype), Datafit(make_loss(loss), y),
-                                    config, eta, emit=lambda **r: records.append(r) or True)
+                                    config, eta, emit_many=recorder.emit_many)
+    records = recorder.history
     alive, beta, b, losses = algorithm_1(X.astype(dtype), y, loss, config, eta)
     tol = 1e-4 if dtype == np.float32 else 1e-10
     assert outcome == "done" and eta_used == eta
@@ -63,9 +65,10 @@ def test_run_equals_algorithm_1(layout, dtype, loss):
     assert run.b == pytest.approx(b, rel=tol, abs=tol)
     # one record per iteration: the loss before its step, the survivors after it
     assert len(records) == config.n_iter
-    np.testing.assert_allclose([r["objective"] for r in records], losses, rtol=tol)
+    np.testing.assert_allclose([r.objective for r in records], losses, rtol=tol)
     schedule = fsa_schedule(X.shape[1], config.k, config.n_iter, config.mu)
-    assert [r["n_selected"] for r in records] == list(np.minimum(schedule, X.shape[1]))
+    assert [r.n_selected for r in records] == list(np.minimum(schedule, X.shape[1]))
+    assert [r.iteration for r in records] == list(range(config.n_iter))
 
 
 def test_a_diverging_run_restarts_at_half_the_step():
@@ -73,7 +76,7 @@ def test_a_diverging_run_restarts_at_half_the_step():
     resets = []
     config = Annealing(k=3, n_iter=20, mu=10.0, ridge=0.0)
     datafit = Datafit(make_loss("squared"), y * 5.0, scale=2.0)
-    run, eta, outcome = anneal(X, datafit, config, 1e4, emit=lambda **r: True,
+    run, eta, outcome = anneal(X, datafit, config, 1e4, emit_many=Recorder().emit_many,
                                reset=lambda: resets.append(1))
     assert outcome == "done"
     assert eta == 1e4 / 2 ** len(resets) and len(resets) >= 5
@@ -84,11 +87,8 @@ def test_emit_returning_false_stops_with_the_model_of_the_last_record():
     X, y = _problem(2)
     config = Annealing(k=3, n_iter=60, mu=10.0, ridge=1e-3)
     seen = []
-
-    def emit(**record):
-        seen.append(record)
-        return len(seen) < 7
-
-    run, _, outcome = anneal(X, Datafit(make_loss("logistic"), y), config, 1.0, emit=emit)
-    assert outcome == "stopped" and len(seen) == 7
-    np.testing.assert_array_equal(run.alive, seen[-1]["selected"])
+    recorder = Recorder(lambda record: seen.append(record) or len(seen) < 7)
+    run, _, outcome = anneal(X, Datafit(make_loss("logistic"), y), config, 1.0,
+                             emit_many=recorder.emit_many)
+    assert outcome == "stopped" and len(seen) == 7 and recorder.history == seen
+    np.testing.assert_array_equal(run.alive, seen[-1].selected)

@@ -650,13 +650,13 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
                 n_moving += w[j] != 0.0
             else:
                 w[j] = 0.0
-        if row_major:
+        if row_major and n_moving > 0:
             for i in range(n):
                 acc = 0.0
                 for j in range(W):
                     acc += X[i, j] * w[j]
                 f[i] = acc + offset
-        else:
+        else:  # (β = 0, the first step, needs no pass)
             for i in range(n):
                 f[i] = offset
             _columns_times(X, cols, n_moving, w, f)

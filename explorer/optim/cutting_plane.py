@@ -30,6 +30,7 @@ from .stopping import Stopping
 COARSE_GAP = 1e-2  # relative gap of the masters that only choose the next block
 COARSE_STALL = 1e-4  # ... or the paper's relative objective change, whichever comes first
 APG_FIRST = 300  # APG steps the narrow last master gets before proximal Newton takes over
+APG_CRAWL = 100  # a coarse solve this long: first-order steps crawl here, polish by Newton
 
 
 @dataclass
@@ -278,6 +279,7 @@ class L12Master(CachedMaster):
         self.coef0 = coef0 or {}
         self.total_inner = 0
         self.newton_first = False  # a polish needed Newton: the next ones skip APG's budget
+        self.longest_coarse = 0  # most APG steps a coarse solve of this fit took
 
     # --------------------------------------------------------------- protocol
     def initial(self) -> MasterSolution:
@@ -314,6 +316,8 @@ class L12Master(CachedMaster):
         self.intercept = float(result.x[1][0]) - float(self.cache.means @ self.coef)
         self.tau = self.eta ** 2 * result.step_constant  # warm Lipschitz guess: L_T = η² τ_k
         self.total_inner += result.n_iter
+        if stopping is None:
+            self.longest_coarse = max(self.longest_coarse, result.n_iter)
         sol = self._solution(result.objective, result.margins, result.trace, result.n_iter)
         sol.info["converged"] = result.converged
         sol.info["inner_gap"] = result.measure
@@ -329,8 +333,9 @@ class L12Master(CachedMaster):
             # APG first, with a small budget: it certifies well-scaled masters in tens of steps,
             # where a Newton step costs a Gram and a cone program; Newton takes over when the
             # scaling makes first-order steps crawl (raw pixels, sparse counts), and the later
-            # polishes of this fit (the same data, so the same scaling) go to it directly
-            if self.newton_first:
+            # polishes of this fit (the same data, so the same scaling) go to it directly, as
+            # does the first when a coarse solve (to a 1 % gap) already crawled
+            if self.newton_first or self.longest_coarse >= APG_CRAWL:
                 return self._solve_newton(final)
             first = self.solve(Stopping(final.tol, min(final.max_iter, APG_FIRST)))
             if first.info.get("converged"):

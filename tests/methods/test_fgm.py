@@ -327,6 +327,24 @@ def test_raw_pixels_at_large_C_are_certified_by_default(loss, C):
     assert -1e-6 <= (last - obj) / obj <= fgm.inner_measure_ + 1e-6
 
 
+def test_once_a_coarse_master_crawls_the_polish_goes_straight_to_newton():
+    """Sparse counts (text-like): a coarse master needs > 100 APG steps for a 1 % gap, so the
+    last master is polished by proximal Newton at once instead of after APG's 300-step
+    budget (which it used to spend in full). The polished objective still equals an
+    independent conic solver's on the same blocks."""
+    from explorer.data import make_sparse_wide
+    from explorer.optim.cutting_plane import APG_CRAWL, APG_FIRST
+
+    ds = make_sparse_wide(1000, 30_000, nnz_per_row=150, seed=0)
+    fgm = FGM(B=10).fit(ds.X, ds.y)
+    steps = [r.inner_steps for r in fgm.history_]
+    assert APG_CRAWL <= max(steps) < APG_FIRST
+    assert fgm.fit_warnings_ == [] and fgm.inner_measure_ <= 3e-5
+    blocks = [c.matrix.toarray() for c in fgm._master.columns]
+    _, _, obj = l12_master_reference(blocks, ds.y, fgm.C, "squared_hinge", fit_intercept=True)
+    assert abs(fgm.history_[-1].objective - obj) / obj <= 1e-5  # the conic solver's accuracy
+
+
 def test_a_callback_with_a_warning_method_receives_the_warning():
     got = []
 

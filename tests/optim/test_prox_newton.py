@@ -63,3 +63,20 @@ def test_only_narrow_caches_are_taken():
     assert usable(cache)
     cache.add(np.ones((10, 500)))
     assert not usable(cache)
+
+
+def test_the_hessian_runs_on_one_blas_thread_and_restores_the_count():
+    """The Gram is summed on one BLAS thread (the same model bit for bit on a one-thread dask
+    worker as here), every time, and the caller's thread count comes back afterwards."""
+    from threadpoolctl import threadpool_info
+
+    from explorer.optim.prox_newton import _one_blas_thread
+
+    def blas_threads():
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    outside = blas_threads()
+    for _ in range(2):
+        with _one_blas_thread():
+            assert blas_threads() and set(blas_threads()) == {1}
+        assert blas_threads() == outside

@@ -90,8 +90,8 @@ class ConvergenceView(pn.viewable.Viewer):
         h = self.height
 
         def objective(data):
-            items = [viz.convergence_curve(data, "inner step (total)" if inner else
-                                           "iteration"),
+            items = [*viz.convergence_curve(data, "inner step (total)" if inner else
+                                            "iteration"),
                      viz.last_point(data, "objective")]
             if inner:
                 items.append(viz.outer_marks(data))

@@ -15,11 +15,18 @@ YOURS_COLOR = "#000000"  # the user's own setting among reference curves
 REFERENCE_PALETTE = ["#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"]
 
 
-def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)") -> hv.Curve:
-    """Objective per inner step (Fig. 1 of FGM: jumps where an outer iteration starts)."""
-    return hv.Curve(data, "step", "objective", label="objective").opts(
+def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)") -> hv.Overlay:
+    """Objective per inner step (Fig. 1 of FGM: jumps where an outer iteration starts), and a
+    refinement's refit as its own dashed curve (its objective is the restricted model's, not
+    the path's). Always Curve * Curve (possibly empty), so a streaming view keeps its layers."""
+    refit = data["refit"].astype(bool) if "refit" in data else np.zeros(len(data), dtype=bool)
+    path = hv.Curve(data[~refit], "step", "objective", label="objective").opts(
         color=PALETTE[0], line_width=2, tools=["hover"], xlabel=xlabel,
         ylabel="objective", logy=False)
+    refitted = hv.Curve(data[refit], "step", "objective",
+                        label="ℓ2 refit (kept features)").opts(
+        color=PALETTE[4], line_width=2, line_dash="dashed", tools=["hover"])
+    return path * refitted
 
 
 def last_point(data: pd.DataFrame, label: str = "objective") -> hv.Scatter:
@@ -30,7 +37,9 @@ def last_point(data: pd.DataFrame, label: str = "objective") -> hv.Scatter:
 
 
 def outer_marks(data: pd.DataFrame) -> hv.Scatter:
-    """The first point of each outer iteration, marked."""
+    """The first point of each outer iteration, marked (a refinement's refit is not one)."""
+    if "refit" in data:
+        data = data[~data["refit"].astype(bool)]
     if data.empty:
         firsts = data
     else:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-CONVERGENCE_COLUMNS = ["step", "objective", "outer"]
+CONVERGENCE_COLUMNS = ["step", "objective", "outer", "refit"]
 BOUNDS_COLUMNS = ["step", "outer", "lower", "upper", "gap", "relative_gap"]
 GAP_FLOOR = 1e-12  # a log axis cannot show a closed gap of 0
 KEPT_COLUMNS = ["iteration", "n_selected", "M_e"]
@@ -40,8 +40,10 @@ def convergence_frames(records: Sequence, start_step: int = 0
                        ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int]:
     """The convergence, bounds and kept-count frames of a batch of records, built in one go
     (a streaming view receives hundreds of FSA records per tick), and the next step index.
-    Inner traces longer than ``MAX_TRACE_POINTS`` are thinned for drawing."""
-    steps, values, outers = [], [], []
+    Inner traces longer than ``MAX_TRACE_POINTS`` are thinned for drawing. ``refit`` marks the
+    rows of a refinement record (FGM's ``refine``): their objective is the restricted ℓ2
+    model's on the kept features, another function than the path's, drawn apart."""
+    steps, values, outers, refits = [], [], [], []
     b_step, b_outer, b_lower, b_upper = [], [], [], []
     k_iter, k_sel, k_me = [], [], []
     step = start_step
@@ -59,6 +61,7 @@ def convergence_frames(records: Sequence, start_step: int = 0
             steps.append(np.array([float(step)]))
             outers.append(np.array([record.iteration + 1]))
             step += 1
+        refits.append(np.full(steps[-1].size, bool(record.info and record.info.get("refine"))))
         if record.lower is not None or record.upper is not None:
             b_step.append(float(step - 1))
             b_outer.append(record.iteration + 1)
@@ -70,7 +73,8 @@ def convergence_frames(records: Sequence, start_step: int = 0
     conv = pd.DataFrame({
         "step": np.concatenate(steps) if steps else np.zeros(0),
         "objective": np.concatenate(values) if values else np.zeros(0),
-        "outer": np.concatenate(outers) if outers else np.zeros(0, dtype=int)})
+        "outer": np.concatenate(outers) if outers else np.zeros(0, dtype=int),
+        "refit": np.concatenate(refits) if refits else np.zeros(0, dtype=bool)})
     lower, upper = np.asarray(b_lower, dtype=float), np.asarray(b_upper, dtype=float)
     bounds = pd.DataFrame({"step": np.asarray(b_step, dtype=float),
                            "outer": np.asarray(b_outer, dtype=int), "lower": lower,

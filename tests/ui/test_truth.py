@@ -222,6 +222,31 @@ def test_weight_image_marks_sit_on_the_largest_weights(page: Page, server, shot)
     shot(page)
 
 
+def test_a_refinement_is_drawn_apart_from_the_path(page: Page, server, server_log, shot):
+    """FGM(refine='auto') ends with a refit of the ℓ2 model on the kept features: its
+    objective (the status line's) is another function than the path's, so it is its own line,
+    starting after the path's last step, and both fit in the plot's range."""
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5&refine=auto&k=5")
+    line = settled_status(page)
+    objective = float(re.search(r"objective ([-\d.e+]+)", line).group(1))
+
+    def two_lines():
+        fig = page.evaluate(FIGURE, "objective per inner step")
+        lines = [g["cols"] for g in (fig or {}).get("glyphs", [])
+                 if g["type"] == "Line" and len(g["cols"].get("objective", []))]
+        return (fig, lines) if len(lines) == 2 else None
+
+    fig, lines = wait_for(two_lines)
+    path, refit = sorted(lines, key=lambda cols: cols["step"][0])
+    assert refit["objective"][-1] == pytest.approx(objective, rel=1e-3)
+    assert path["step"][-1] < refit["step"][0]
+    values = path["objective"] + refit["objective"]
+    assert fig["y"][0] <= min(values) and fig["y"][1] >= max(values)
+    assert "Refinement" in text(page, ".explanation")
+    assert_clean_log(server_log)
+    shot(page)
+
+
 # ------------------------------------------------------------------ 4 · accuracy vs #features
 def test_accuracy_plot_covers_every_point(page: Page, server, shot):
     page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm")

@@ -87,6 +87,32 @@ def test_convergence_view_of_a_fitted_estimator_hides_absent_bounds(fsa_fit):
     assert ConvergenceView(estimator=FGM()).bounds_box.visible
 
 
+def test_a_refinement_is_drawn_as_its_own_curve(fgm_fit):
+    """FGM(refine='auto')'s last record refits the ℓ2 model on the kept features: another
+    objective than the path's, so it is drawn as a separate dashed curve that does not join
+    the path's line, and its start is not marked as an outer iteration."""
+    ds, _ = fgm_fit
+    est = FGM(B=3, refine="auto").fit(ds.X, ds.y)
+    refit = est.history_[-1]
+    assert refit.info["refine"] == "auto"
+    conv, _, _, _ = viz.convergence_frames(est.history_)
+    mine = conv[conv["refit"]]
+    assert len(mine) and (mine["outer"] == refit.iteration + 1).all()
+    assert not conv[~conv["refit"]]["outer"].eq(refit.iteration + 1).any()
+    view = ConvergenceView()
+    view.push(est.history_)
+    root = pn.panel(view).get_root()
+    lines = {}  # dashed or not → the objective values of the lines drawn
+    for renderer in root.select({"type": GlyphRenderer}):
+        data = renderer.data_source.data
+        if type(renderer.glyph).__name__ == "Line" and "objective" in data:
+            lines[bool(list(renderer.glyph.line_dash))] = np.asarray(data["objective"])
+    np.testing.assert_allclose(lines[True], mine["objective"])  # the dashed line: the refit
+    np.testing.assert_allclose(lines[False], conv[~conv["refit"]]["objective"])
+    marks = viz.outer_marks(conv).data
+    assert refit.iteration + 1 not in set(marks["outer"])
+
+
 def test_sparsity_image_on_the_pixel_grid(fgm_fit):
     ds, est = fgm_fit
     element = SparsityView._render({"records": est.history_, "dataset": ds})

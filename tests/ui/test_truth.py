@@ -139,7 +139,7 @@ def test_fs_manifold_tau_moves_from_the_url(page: Page, server):
     settled_status(page, timeout=90)
     expect(page.locator(".select-method select")).to_have_value(label("fs-manifold"))
     assert re.search(r"τ \(manifold weight\):\s*0\.7", text(page, ".param-tau"))
-    assert "(τ = 0.7" in text(page, ".explanation")
+    wait_text(page, ".explanation", "(τ = 0.7")  # its own update, after the status line's
 
 
 def test_fsa_regression_is_accepted(page: Page, server):

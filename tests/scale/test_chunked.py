@@ -130,6 +130,29 @@ def test_subset_products_read_only_the_chunks_holding_its_columns(layout):
             assert sub.bytes_read - read == 3 * 70 * width * 8
 
 
+def test_a_subset_ships_only_its_chunks_weights():
+    """X w on a narrow working set of a wide root sends the weights of the chunks that hold
+    its columns, not a root-wide vector with every pass (80 MB at 10⁷ columns)."""
+    X = np.random.default_rng(0).standard_normal((70, 4000))
+    C = ChunkedMatrix(da.from_array(X, chunks=(35, 100)))
+    cols = np.array([5, 50, 2150, 2199])  # chunks 0 and 21 of 40
+    sub = C.subset(cols)
+    shipped = []
+
+    def compute(*collections):
+        graph = dict(collections[0].__dask_graph__())
+        shipped.append(sum(v.nbytes for v in graph.values()  # the weights: one column
+                           if isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[1] == 1))
+        return ChunkedMatrix._compute(sub, *collections)
+
+    sub._compute = compute
+    w = np.arange(1.0, 5.0)
+    np.testing.assert_allclose(sub.matvec(w), X[:, cols] @ w, rtol=1e-12)
+    assert 0 < shipped[0] <= 2 * 100 * 8  # two chunks' weights, not 4,000
+    with pytest.raises(ValueError, match="sorted and distinct"):
+        C.subset(np.array([3, 1]))
+
+
 def test_non_finite_entry_is_located():
     X = np.ones((50, 20))
     X[37, 13] = np.nan

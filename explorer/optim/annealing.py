@@ -7,7 +7,8 @@ The data term is any :class:`~explorer.optim.datafits.Datafit` (or the pairwise 
 design is X standardised implicitly (sparse stays sparse) or the piecewise-linear responses of
 §2.5.1 (``bins``), kept or killed per variable by the norm of its group. The working matrix
 physically shrinks: killed columns are dropped from a compacted copy once they are 10 % of it
-(a dask working set is persisted, then pulled into memory, as it shrinks), so the cost follows
+(75 % of a column-major copy, whose compiled steps skip dead columns; a dask working set is
+persisted, then pulled into memory, as it shrinks), so the cost follows
 the area under the schedule (Table 1). Small dense working sets run in the compiled kernel
 :func:`explorer.kernels._numba.fsa_dense_steps`, a chunk of iterations per call.
 
@@ -31,6 +32,7 @@ from .schedules import fsa_schedule
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
 CHUNK_CELLS = 20_000_000    # cells a compiled chunk may touch before its records stream
 MAX_CHUNK = 512
+KEEP_COLUMN_MAJOR = 0.25     # a column-major working copy is compacted below this alive share
 LOCAL_BYTES = 512 * 2**20   # a dask working set this small is pulled into memory
 PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 MAX_RESTARTS = 30           # halvings of η before a diverging fit gives up
@@ -336,14 +338,17 @@ class AnnealingRun:
         from ..kernels._numba import fsa_dense_steps
 
         W = self.work.shape[1]
-        budget = int(min(self.config.n_iter - e + 1,
-                         max(1, CHUNK_CELLS // max(1, self.n * W)), MAX_CHUNK))
         alive = self.work_pos >= 0
         beta = np.zeros(W)
         beta[alive] = self.beta[self.work_pos[alive]]
         X = self.work
         row_major = bool(X.flags.c_contiguous) and not X.flags.f_contiguous
-        keep = 0.9 if row_major else 0.5  # column-major steps skip dead columns
+        # column-major steps skip the dead columns: their work is the alive columns' (a bound
+        # for the whole chunk, as columns only die), and compacting can wait until few are left
+        keep = 0.9 if row_major else KEEP_COLUMN_MAJOR
+        touched = W if row_major else int(alive.sum())
+        budget = int(min(self.config.n_iter - e + 1,
+                         max(1, CHUNK_CELLS // max(1, self.n * touched)), MAX_CHUNK))
         if not (row_major or X.flags.f_contiguous):
             X = np.asfortranarray(X)
         loss, betas = np.empty(budget), np.empty((budget, W))
@@ -362,7 +367,7 @@ class AnnealingRun:
             self.b = float(b)
             self.alive = out.alive[-1]
             self.beta = out.values[-1].copy()
-            self._compact(0.5 if self.work.flags.f_contiguous else 0.9)
+            self._compact(KEEP_COLUMN_MAJOR if self.work.flags.f_contiguous else 0.9)
         status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
         return out, status
 

@@ -78,6 +78,27 @@ def test_cut_problem_matches_the_primal_conic_program(seed, fit_intercept):
     assert ours.intercept == pytest.approx(b, abs=1e-4)
 
 
+@pytest.mark.parametrize("rank", [None, 6])
+def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank):
+    """Blocks wider than PRIMAL_MAX_WIDTH go through the dual, whose cones see each block's
+    columns reduced to K rows (a Cholesky factor of the Gram); cuts whose p_k span only
+    ``rank`` directions make that Gram singular."""
+    from explorer.optim.bundle import PRIMAL_MAX_WIDTH
+
+    rng = np.random.default_rng(7)
+    W, K = PRIMAL_MAX_WIDTH + 200, 12
+    P = rng.normal(size=(W, K)) / np.sqrt(W)
+    if rank is not None:
+        P = rng.normal(size=(W, rank)) @ rng.normal(size=(rank, K)) / np.sqrt(W * rank)
+    q = rng.uniform(0, 1, K)
+    beta = rng.normal(size=K) * 0.3
+    bounds = [(0, 700), (700, W)]
+    ours = solve_cut_problem(P, q, beta, bounds, C=3.0, R=2.0)
+    w, b, value = cut_problem_reference(P, q, beta, bounds, 3.0, 2.0, True)
+    assert value - 1e-6 * abs(value) <= ours.value <= value + 1e-8  # a lower bound, and tight
+    np.testing.assert_allclose(ours.coef, w, atol=1e-4 * max(1.0, np.linalg.norm(w)))
+
+
 def test_cut_problem_on_unscaled_pixels_with_large_C_is_solved():
     """Saved from FS-multi (F1) on raw digit pixels 9-vs-rest with C = 10·n: 93 cuts whose
     p_k nearly cancel (‖Σα_k p_k‖ = 5.7 against α_k‖p_k‖ ≈ 8,500). Measuring α in units of

@@ -32,7 +32,7 @@ from .schedules import fsa_schedule
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
 CHUNK_CELLS = 20_000_000    # cells a compiled chunk may touch before its records stream
 MAX_CHUNK = 512
-KEEP_COLUMN_MAJOR = 0.25     # a column-major working copy is compacted below this alive share
+KEEP_COLUMN_MAJOR = 0.25   # a column-major working copy is compacted below this alive share
 LOCAL_BYTES = 512 * 2**20   # a dask working set this small is pulled into memory
 PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 MAX_RESTARTS = 30           # halvings of η before a diverging fit gives up
@@ -285,7 +285,7 @@ class AnnealingRun:
         return info
 
     def _step(self, e):
-        """One iteration e (1-based) in numpy: ([its record], status)."""
+        """One iteration e (1-based) in numpy: (its record as :class:`Steps`, status)."""
         f = self._outputs()
         loss = self.datafit.value(f) + self._prior_value()
         if np.isnan(self.first):
@@ -334,7 +334,8 @@ class AnnealingRun:
 
     def _compiled_chunk(self, e):
         """Up to a chunk of iterations from e in :func:`explorer.kernels._numba.fsa_dense_steps`
-        (until a tenth of the working columns are dead and it must be compacted)."""
+        (until enough working columns are dead that it must be compacted: a tenth of a
+        row-major copy, ``1 − KEEP_COLUMN_MAJOR`` of a column-major one)."""
         from ..kernels._numba import fsa_dense_steps
 
         W = self.work.shape[1]

@@ -32,7 +32,7 @@ from .schedules import fsa_schedule
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
 CHUNK_CELLS = 20_000_000    # cells a compiled chunk may touch before its records stream
 MAX_CHUNK = 512
-KEEP_COLUMN_MAJOR = 0.25   # a column-major working copy is compacted below this alive share
+KEEP_COLUMN_MAJOR = 0.25    # a column-major working copy is compacted below this alive share
 LOCAL_BYTES = 512 * 2**20   # a dask working set this small is pulled into memory
 PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 MAX_RESTARTS = 30           # halvings of η before a diverging fit gives up

@@ -23,8 +23,9 @@ def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)") ->
     path = hv.Curve(data[~refit], "step", "objective", label="objective").opts(
         color=PALETTE[0], line_width=2, tools=["hover"], xlabel=xlabel,
         ylabel="objective", logy=False)
+    # labelled only when drawn: an empty layer's label would still list it in the legend
     refitted = hv.Curve(data[refit], "step", "objective",
-                        label="ℓ2 refit (kept features)").opts(
+                        label="ℓ2 refit (kept features)" if refit.any() else "").opts(
         color=PALETTE[4], line_width=2, line_dash="dashed", tools=["hover"])
     return path * refitted
 

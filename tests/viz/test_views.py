@@ -112,6 +112,16 @@ def test_a_refinement_is_drawn_as_its_own_curve(fgm_fit):
     marks = viz.outer_marks(conv).data
     assert refit.iteration + 1 not in set(marks["outer"])
 
+    def legend_labels():
+        from bokeh.models import Legend
+
+        return {getattr(item.label, "value", item.label) for legend in root.select({"type": Legend})
+                for item in legend.items}
+
+    assert "ℓ2 refit (kept features)" in legend_labels()
+    view.replace(FGM(B=3).fit(ds.X, ds.y).history_)  # the next fit has no refinement
+    assert "ℓ2 refit (kept features)" not in legend_labels() and "objective" in legend_labels()
+
 
 def test_sparsity_image_on_the_pixel_grid(fgm_fit):
     ds, est = fgm_fit

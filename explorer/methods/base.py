@@ -34,6 +34,7 @@ from ..kernels.chunked import as_chunked, is_dask
 from ..optim.master import WarmStart
 
 Callback = Callable[["IterationRecord"], Any]
+_INDEX = np.dtype(np.int64)  # the dtype of a record's selected indices
 
 
 @dataclass(frozen=True)
@@ -177,14 +178,19 @@ class Recorder:
         index of the record after which it must stop (the records after it are not written)."""
         root = self._root()
         history = root.history
+        own = None if self is root else self.history
         extra = self.info
         steps = int(inner_steps)
         new = object.__new__
+        now = root.elapsed()  # one clock read per batch when no callback runs in between
+        checked = None
         for index, (value, chosen, details) in enumerate(zip(objective, selected, info)):
-            chosen = np.asarray(chosen, dtype=np.int64)
-            if chosen.flags.writeable or chosen.base is not None:  # share read-only owners
-                chosen = chosen.copy()
-                chosen.setflags(write=False)
+            if chosen is not checked:  # consecutive records often share one array
+                if (type(chosen) is not np.ndarray or chosen.dtype != _INDEX
+                        or chosen.flags.writeable or chosen.base is not None):
+                    chosen = np.array(chosen, dtype=_INDEX)  # a read-only owner to share
+                    chosen.setflags(write=False)
+                checked = chosen
             lower, upper = (None, None) if bounds is None else bounds[index]
             measure = None if inner_measure is None else inner_measure[index]
             # the frozen dataclass's __init__ sets each field through object.__setattr__
@@ -193,14 +199,14 @@ class Recorder:
             record.__dict__.update(
                 iteration=len(history), inner_steps=steps, objective=float(value),
                 n_selected=chosen.size if n_selected is None else int(n_selected[index]),
-                selected=chosen, elapsed=root.elapsed(),
+                selected=chosen, elapsed=now,
                 lower=None if lower is None else float(lower),
                 upper=None if upper is None else float(upper),
                 inner_measure=None if measure is None else float(measure),
                 info={**extra, **details} if extra else details)
             history.append(record)
-            if self is not root:
-                self.history.append(record)
+            if own is not None:
+                own.append(record)
             if root.callback is not None and not root.stopped:
                 start = time.perf_counter()
                 try:
@@ -209,6 +215,7 @@ class Recorder:
                     root._callback_time += time.perf_counter() - start
                 if answer is False:
                     root.stopped = True
+                now = root.elapsed()
             if root.stopped:
                 return index
         return None

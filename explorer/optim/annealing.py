@@ -38,6 +38,7 @@ PERSIST_SHARE = 0.25        # … and persisted on the workers below this share 
 MAX_RESTARTS = 30           # halvings of η before a diverging fit gives up
 _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 _NO_COLUMNS.setflags(write=False)
+_STEP_KEYS = frozenset(("M_e", "before", "killed", "weights", "values", "eta", "work_columns"))
 
 
 class Steps(NamedTuple):
@@ -391,9 +392,12 @@ class AnnealingRun:
         for flat in (flat_values, flat_weights, flat_killed):
             flat.setflags(write=False)  # the records share them
         base = self._info(e, 0, None, None, None)
+        eta, work_columns = base["eta"], base["work_columns"]
+        extra = {key: base[key] for key in base.keys() - _STEP_KEYS}  # a dask X's counters
         alive_ids = self.work_orig[self.work_pos >= 0]
         alive_ids.setflags(write=False)
         out = Steps(loss[:steps].tolist(), [], [], [], intercepts[:steps].tolist())
+        alive_out, values_out, info_out = out.alive, out.values, out.info
         start = killed_start = 0
         for m_e, end, killed_end in zip(self.schedule[e - 1:e - 1 + steps].tolist(), ends,
                                         killed_ends):
@@ -404,10 +408,14 @@ class AnnealingRun:
                 alive_ids = flat_ids[start:end].copy()  # its own array, shared by the next
                 alive_ids.setflags(write=False)
             values = flat_values[start:end]
-            out.alive.append(alive_ids)
-            out.values.append(values)
-            out.info.append({**base, "M_e": m_e, "before": before, "killed": killed,
-                             "weights": flat_weights[start:end], "values": values})
+            alive_out.append(alive_ids)
+            values_out.append(values)
+            info = {"M_e": m_e, "before": before, "killed": killed,
+                    "weights": flat_weights[start:end], "values": values, "eta": eta,
+                    "work_columns": work_columns}
+            if extra:
+                info.update(extra)
+            info_out.append(info)
             start, killed_start = end, killed_end
         return out
 

@@ -124,6 +124,23 @@ def test_a_batch_of_records_is_written_as_one_emit_each():
         assert histories[0][0][5] == {"class": 1, "step": 0}
 
 
+def test_a_record_owns_its_selection():
+    # a caller's writable array (or a view of one), reused across records, is copied once per
+    # record; a read-only owner is shared as it is
+    recorder = Recorder()
+    work = np.array([1, 2, 3])
+    shared = np.array([4, 5], dtype=np.int64)
+    shared.setflags(write=False)
+    recorder.emit_many(objective=[1.0, 2.0, 3.0, 4.0, 5.0],
+                       selected=[work, work, work[:2], shared, [6, 7]], info=[{}] * 5)
+    work[:] = 0
+    first, second, view, owner, listed = recorder.history
+    assert list(first.selected) == list(second.selected) == [1, 2, 3]
+    assert list(view.selected) == [1, 2] and owner.selected is shared
+    assert list(listed.selected) == [6, 7] and listed.selected.dtype == np.int64
+    assert not any(r.selected.flags.writeable for r in recorder.history)
+
+
 def test_every_registered_method_declares_its_knobs():
     import inspect
 

@@ -219,34 +219,24 @@ def _primal_cut_problem(Pmat, q, beta, bounds, C, R, tol):
     α/C. None if the solver fails (the dual path is then used)."""
     W, K = Pmat.shape
     T = len(bounds)
-    i_b, i_s, i_xi, i_u = W, W + 1, W + 2, W + 3
+    i_b, i_s, i_xi = W, W + 1, W + 2
     n_var = W + 3 + T
-    n_rows = 1 + K + 2 + 1 + sum(b - a + 1 for a, b in bounds)
-    A = np.zeros((n_rows, n_var))
+    A, n_rows = _primal_constraints(Pmat, beta, bounds)
     rhs = np.zeros(n_rows)
-    A[0, i_xi] = -1.0                                       # ξ ≥ 0
-    A[1:K + 1, :W] = Pmat.T                                 # ⟨w,p_k⟩ + bβ_k − ξ ≤ −q_k
-    A[1:K + 1, i_b] = beta
-    A[1:K + 1, i_xi] = -1.0
     rhs[1:K + 1] = -np.asarray(q, float)
-    A[K + 1, i_b], A[K + 2, i_b] = 1.0, -1.0                # |b| ≤ R
     rhs[K + 1:K + 3] = R
-    A[K + 3, i_u:i_u + T], A[K + 3, i_s] = 1.0, -1.0        # Σu ≤ s
     cones = [clarabel.NonnegativeConeT(K + 4)]
-    row = K + 4
-    for t, (a, b) in enumerate(bounds):                     # ‖w_t‖ ≤ u_t
-        A[row, i_u + t] = -1.0
-        A[row + 1 + np.arange(b - a), a + np.arange(b - a)] = -1.0
-        cones.append(clarabel.SecondOrderConeT(b - a + 1))
-        row += b - a + 1
-    P = sp.csc_matrix(([1.0 / C], ([i_s], [i_s])), shape=(n_var, n_var))
+    cones += [clarabel.SecondOrderConeT(b - a + 1) for a, b in bounds]
+    P = sp.csc_matrix((np.array([1.0 / C]), np.array([i_s]),
+                       np.r_[np.zeros(i_s + 1, dtype=np.int64), np.ones(n_var - i_s, np.int64)]),
+                      shape=(n_var, n_var))
     obj = np.zeros(n_var)
     obj[i_xi] = 1.0
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = tol
     settings.max_iter = 200
-    sol = clarabel.DefaultSolver(P, obj, sp.csc_matrix(A), rhs, cones, settings).solve()
+    sol = clarabel.DefaultSolver(P, obj, A, rhs, cones, settings).solve()
     if not str(sol.status).endswith("Solved"):
         return None
     x, z = np.asarray(sol.x), np.asarray(sol.z)
@@ -259,6 +249,43 @@ def _primal_cut_problem(Pmat, q, beta, bounds, C, R, tol):
     norms = np.array([np.linalg.norm(coef[a:b]) for a, b in bounds])
     mu = norms / max(float(norms.sum()), 1e-300)
     return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
+
+
+def _primal_constraints(Pmat, beta, bounds):
+    """The primal cut problem's constraint matrix (its rows as in
+    :func:`_primal_cut_problem`: ξ ≥ 0; the K cuts; |b| ≤ R; Σu ≤ s; one cone (u_t, w_t) per
+    block), assembled column by column straight into CSC: the cut problem is solved hundreds
+    of times per fit, and a dense assembly cost as much as a quarter of its solve. The blocks'
+    ranges must partition the columns, in order (as a :class:`BlockCache`'s do)."""
+    W, K = Pmat.shape
+    T = len(bounds)
+    starts = np.array([a for a, _ in bounds], dtype=np.int64)
+    widths = np.array([b - a for a, b in bounds], dtype=np.int64)
+    if T and (starts[0] != 0 or np.any(starts[1:] != starts[:-1] + widths[:-1])
+              or starts[-1] + widths[-1] != W) or (not T and W):
+        raise ValueError("the blocks' column ranges must partition the cached columns in order")
+    head = K + 4 + starts + np.arange(T)          # row of u_t in block t's cone
+    block_row = K + 5 + np.repeat(np.arange(T), widths) + np.arange(W)  # row of w_j in it
+    cut_rows = np.arange(1, K + 1)
+    indices = np.concatenate([
+        np.column_stack([np.broadcast_to(cut_rows, (W, K)), block_row]).ravel(),  # w
+        cut_rows, [K + 1, K + 2],                   # b
+        [K + 3],                                    # s
+        [0], cut_rows,                              # ξ
+        np.column_stack([np.full(T, K + 3), head]).ravel()])  # u
+    data = np.concatenate([
+        np.column_stack([Pmat, np.full(W, -1.0)]).ravel(),
+        np.asarray(beta, float), [1.0, -1.0],
+        [-1.0],
+        [-1.0], np.full(K, -1.0),
+        np.tile([1.0, -1.0], T)])
+    counts = np.concatenate([np.full(W, K + 1), [K + 2, 1, K + 1], np.full(T, 2)])
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    n_rows = K + 4 + W + T
+    A = sp.csc_matrix((data, indices.astype(np.int64, copy=False), indptr),
+                      shape=(n_rows, W + 3 + T))
+    A.eliminate_zeros()  # the cut coefficients of sparse columns are often exactly zero
+    return A, n_rows
 
 
 def _primal_on_rays(Pmat, q, beta, bounds, C, R, v, mu, intercept):

@@ -64,10 +64,13 @@ def test_sorted_search_equals_joachims_grid(measure):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("fit_intercept", [True, False])
-def test_cut_problem_matches_the_primal_conic_program(seed, fit_intercept):
+@pytest.mark.parametrize("zeros", [0.0, 0.4])
+def test_cut_problem_matches_the_primal_conic_program(seed, fit_intercept, zeros):
+    # zeros: the cut coefficients of sparse columns, many exactly 0
     rng = np.random.default_rng(seed)
     W, K = 9, 7
     P = rng.normal(size=(W, K))
+    P[rng.random((W, K)) < zeros] = 0.0
     q = rng.uniform(0, 1, K)
     beta = rng.normal(size=K) * 0.3
     bounds = [(0, 2), (2, 6), (6, 9)]
@@ -76,6 +79,13 @@ def test_cut_problem_matches_the_primal_conic_program(seed, fit_intercept):
     assert ours.value == pytest.approx(value, rel=1e-6, abs=1e-8)
     np.testing.assert_allclose(ours.coef, w, atol=1e-4)
     assert ours.intercept == pytest.approx(b, abs=1e-4)
+
+
+def test_cut_problem_blocks_must_partition_the_columns_in_order():
+    P, beta = np.ones((4, 2)), np.zeros(2)
+    for bounds in ([(0, 2), (3, 4)], [(2, 4), (0, 2)], [(0, 3)]):
+        with pytest.raises(ValueError, match="partition"):
+            bundle_module._primal_constraints(P, beta, bounds)
 
 
 @pytest.mark.parametrize("rank", [None, 6])

@@ -8,10 +8,16 @@ that computes it.
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import scipy.sparse as sp
 
 from . import _numba
+
+PART_NNZ = 2_000_000  # a sparse Xᵀs gets one thread per this many non-zeros (up to the cores)
 
 
 def xts(X, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -28,18 +34,65 @@ def xts(X, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         if out is None:
             out = np.empty(m, dtype=np.float64)
         s = np.ascontiguousarray(s, dtype=np.float64)
-        if X.format == "csr":
-            return _numba.csr_xts(X.data, X.indices, X.indptr, s, out)
-        if X.format == "csc":
-            return _numba.csc_xts(X.data, X.indices, X.indptr, s, out)
-        X = X.tocsc()
-        return _numba.csc_xts(X.data, X.indices, X.indptr, s, out)
+        if X.format not in ("csr", "csc"):
+            X = X.tocsc()
+        return _sparse_xts(X, s, out)
     X = np.asarray(X)
     result = X.T @ np.asarray(s, dtype=X.dtype)
     if out is not None:
         out[:] = result
         return out
     return np.asarray(result, dtype=np.float64)
+
+
+def _sparse_xts(X, s, out):
+    """Xᵀs of a CSR or CSC matrix, split by non-zeros over up to ``os.sched_getaffinity``
+    threads once it has ``PART_NNZ`` of them per thread (the kernels release the GIL; a CSR
+    product is bound by its scattered writes, so one thread cannot use the memory system).
+    A CSR split sums per-thread outputs (an extra float64 vector per thread beyond the first),
+    a CSC split writes disjoint ranges of ``out``."""
+    parts = min(_cores(), max(1, X.nnz // PART_NNZ))
+    csr = X.format == "csr"
+    kernel = _numba.csr_xts if csr else _numba.csc_xts
+    args = (X.data, X.indices, X.indptr, s)
+    length = X.shape[0] if csr else X.shape[1]
+    if parts == 1:
+        return kernel(*args, out, 0, length)
+    # the part boundaries balance the non-zeros
+    cuts = np.searchsorted(X.indptr, np.arange(1, parts) * (X.nnz / parts))
+    bounds = np.concatenate([[0], cuts, [length]]).tolist()
+    outs = [out] + ([np.empty_like(out) for _ in range(parts - 1)] if csr else [out] * (parts - 1))
+    futures = [_pool().submit(kernel, *args, outs[t], bounds[t], bounds[t + 1])
+               for t in range(1, parts)]
+    kernel(*args, out, bounds[0], bounds[1])
+    for future in futures:
+        future.result()
+    if csr:
+        for part in outs[1:]:
+            out += part
+    return out
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+_POOL: tuple[int, ThreadPoolExecutor] | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The kernels' worker threads, made once per process (a forked child gets its own: it
+    inherits the parent's executor without its threads)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL[0] != os.getpid():
+            _POOL = (os.getpid(), ThreadPoolExecutor(max(1, _cores() - 1),
+                                                     thread_name_prefix="explorer-kernel"))
+        return _POOL[1]
 
 
 def column_sums(X) -> tuple[np.ndarray, np.ndarray]:

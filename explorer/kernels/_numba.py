@@ -11,11 +11,11 @@ _JIT = dict(nogil=True, cache=True, fastmath=False)
 
 
 @nb.njit(**_JIT)
-def csr_xts(data, indices, indptr, s, out):
-    """out[j] = Σ_i X_ij s_i for a CSR matrix (one pass over the non-zeros)."""
+def csr_xts(data, indices, indptr, s, out, start, stop):
+    """out[j] = Σ_i X_ij s_i over the rows start ≤ i < stop of a CSR matrix (one pass over
+    their non-zeros)."""
     out[:] = 0.0
-    n = indptr.shape[0] - 1
-    for i in range(n):
+    for i in range(start, stop):
         si = s[i]
         if si == 0.0:
             continue
@@ -25,10 +25,9 @@ def csr_xts(data, indices, indptr, s, out):
 
 
 @nb.njit(**_JIT)
-def csc_xts(data, indices, indptr, s, out):
-    """out[j] = Σ_i X_ij s_i for a CSC matrix (column by column)."""
-    m = indptr.shape[0] - 1
-    for j in range(m):
+def csc_xts(data, indices, indptr, s, out, start, stop):
+    """out[j] = Σ_i X_ij s_i for the columns start ≤ j < stop of a CSC matrix."""
+    for j in range(start, stop):
         acc = 0.0
         for k in range(indptr[j], indptr[j + 1]):
             acc += data[k] * s[indices[k]]

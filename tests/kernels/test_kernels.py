@@ -23,6 +23,33 @@ def test_xts_matches_reference(layout, dtype):
     np.testing.assert_allclose(got, ref.xts(X, s), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("layout", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("threads", [2, 3])
+def test_sparse_xts_split_over_threads_matches_reference(monkeypatch, layout, threads):
+    # a large sparse product is split by non-zeros over threads (CSR: per-thread outputs
+    # summed; CSC: disjoint column ranges); some rows and columns are empty
+    import explorer.kernels as kernels
+
+    monkeypatch.setattr(kernels, "PART_NNZ", 500)
+    monkeypatch.setattr(kernels, "_cores", lambda: threads)
+    X = sp.random(200, 400, density=0.05, random_state=2, format="csr")
+    X = sp.csr_matrix(X.multiply(np.arange(200)[:, None] % 7 != 0))  # empty rows
+    s = np.random.default_rng(3).normal(size=200)
+    s[::5] = 0.0
+    out = np.full(400, np.nan)
+    got = xts(X.asformat(layout), s, out=out)
+    assert got is out
+    np.testing.assert_allclose(got, ref.xts(X, s), rtol=1e-12, atol=1e-12)
+
+
+def test_kernel_threads_are_remade_in_a_forked_child(monkeypatch):
+    import explorer.kernels as kernels
+
+    first = kernels._pool()
+    monkeypatch.setattr(kernels, "_POOL", (-1, first))  # as a child sees its parent's pool
+    assert kernels._pool() is not first
+
+
 def test_group_sumsq_overlapping():
     rng = np.random.default_rng(1)
     v = rng.normal(size=20)

@@ -99,9 +99,15 @@ def column_sums(X) -> tuple[np.ndarray, np.ndarray]:
     """Column sums and sums of squares of a dense, CSR or CSC X, as float64, in one pass
     (sparse stays sparse; a dense X is read once in its own memory order)."""
     if sp.issparse(X):
-        sums = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
-        sq = np.asarray(X.multiply(X).sum(axis=0), dtype=np.float64).ravel()
-        return sums, sq
+        # float64 values and accumulators for float32 data too: the std is taken as
+        # sq/n − mean², which float32 squares leave at 1e-3·|x| for a constant column
+        if X.format not in ("csr", "csc"):
+            X = X.tocsr()
+        m = X.shape[1]
+        cols = X.indices if X.format == "csr" else np.repeat(np.arange(m), np.diff(X.indptr))
+        data = X.data.astype(np.float64, copy=False)
+        return (np.bincount(cols, weights=data, minlength=m),
+                np.bincount(cols, weights=data * data, minlength=m))
     X = np.asarray(X)
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)

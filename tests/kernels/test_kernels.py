@@ -50,6 +50,25 @@ def test_kernel_threads_are_remade_in_a_forked_child(monkeypatch):
     assert kernels._pool() is not first
 
 
+@pytest.mark.parametrize("layout", ["dense", "fortran", "csr", "csc"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [0, 1, 7, 40])
+def test_column_sums_match_numpy(layout, dtype, n):
+    from explorer.kernels import column_moments, column_sums
+
+    X = np.random.default_rng(n).normal(3.0, 2.0, size=(n, 9)).astype(dtype)
+    M = np.asfortranarray(X) if layout == "fortran" else as_layout(X, layout, dtype)
+    sums, sq = column_sums(M)
+    X64 = X.astype(np.float64)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(sums, X64.sum(axis=0), rtol=tol, atol=tol)
+    np.testing.assert_allclose(sq, np.square(X64).sum(axis=0), rtol=tol, atol=tol)
+    if n:
+        mean, std = column_moments(M)
+        np.testing.assert_allclose(mean, X64.mean(axis=0), rtol=tol, atol=tol)
+        np.testing.assert_allclose(std, X64.std(axis=0), rtol=1e-4, atol=tol)
+
+
 def test_group_sumsq_overlapping():
     rng = np.random.default_rng(1)
     v = rng.normal(size=20)

@@ -63,12 +63,31 @@ def gap_curve(data: pd.DataFrame) -> hv.Overlay:
     Iterations before the first lower bound have no gap and draw nothing, so early, loose
     bounds never squash the plot the way the raw bounds did."""
     vdims = ["relative_gap", "lower", "upper"]
+    low, high = decades(data["relative_gap"])
+    limits = dict(ylim=(low, high), framewise=True)
+    if low is not None:  # one label per decade or few (Bokeh's own crowd a single decade)
+        exponents = range(round(np.log10(low)), round(np.log10(high)) + 1)
+        limits["yticks"] = [10.0 ** e for e in exponents[::max(1, -(-len(exponents) // 6))]]
     curve = hv.Curve(data, "outer", vdims).opts(color=PALETTE[2], line_width=2, logy=True,
-                                                tools=["hover"])
+                                                tools=["hover"], **limits)
     points = hv.Scatter(data, "outer", vdims).opts(color=PALETTE[2], size=6, logy=True,
-                                                   tools=["hover"])
+                                                   tools=["hover"], **limits)
     return (curve * points).opts(xlabel="outer iteration",
                                  ylabel="(upper − lower) / upper", logy=True)
+
+
+def decades(values) -> tuple[float, float] | tuple[None, None]:
+    """A log axis's range over whole decades, with every positive value inside and off its
+    edges: Bokeh's own range around one point (a fit certified in one outer iteration) is
+    7,000 ± 1.2 on a log axis, and [0.01, 1.2] for a closed gap of 1e-12, which it leaves
+    off the plot."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    if not values.size:
+        return None, None
+    low = np.floor(np.log10(values.min()) - 0.1)
+    high = np.ceil(np.log10(values.max()) + 0.1)
+    return 10.0 ** low, 10.0 ** high
 
 
 def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:

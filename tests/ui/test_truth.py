@@ -247,6 +247,31 @@ def test_a_refinement_is_drawn_apart_from_the_path(page: Page, server, server_lo
     shot(page)
 
 
+@pytest.mark.parametrize("B, points", [(64, 1), (10, 4)])
+def test_the_gap_plot_shows_every_gap_on_whole_decades(page: Page, server, shot, B, points):
+    """The certified gap's log axis spans whole decades around every point, off its edges: a
+    fit certified in one outer iteration (B = 64 takes every pixel at once; its gap closes to
+    the plot's floor of 1e-12) was drawn outside Bokeh's default range of [0.01, 1.2]."""
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B={B}")
+    settled_status(page)
+
+    def drawn():
+        fig = page.evaluate(FIGURE, "certified gap")
+        gaps = [v for g in (fig or {}).get("glyphs", []) if g["type"] == "Scatter"
+                for v in g["cols"].get("relative_gap", [])]
+        return (fig, gaps) if len(gaps) == points else None
+
+    fig, gaps = wait_for(drawn)
+    low, high = fig["y"]
+    assert low < min(gaps) and max(gaps) < high, (fig["y"], gaps)
+    for end in (low, high):
+        assert np.log10(end) == pytest.approx(round(np.log10(end)), abs=1e-9)
+    assert high / low >= 10
+    if B == 64:
+        assert gaps == [pytest.approx(1e-12)]
+    shot(page)
+
+
 # ------------------------------------------------------------------ 4 · accuracy vs #features
 def test_accuracy_plot_covers_every_point(page: Page, server, shot):
     page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm")

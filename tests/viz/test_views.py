@@ -214,3 +214,13 @@ def test_long_inner_traces_are_thinned_on_their_true_steps():
     assert first["step"].iloc[0] == 0 and first["step"].iloc[-1] == 4999
     np.testing.assert_allclose(first["objective"], trace[first["step"].astype(int)])
     assert conv[conv["outer"] == 2]["step"].iloc[0] == 5000
+
+
+def test_log_ranges_span_whole_decades_around_every_gap():
+    from explorer.viz._elements import decades
+
+    assert decades([]) == (None, None)
+    assert decades([np.nan, 0.0]) == (None, None)  # no certified gap yet
+    assert decades([1e-12]) == (1e-13, 1e-11)      # a closed gap, at the plot's floor
+    assert decades([1000.0]) == (100.0, 10000.0)   # a power of ten is not on an edge
+    assert decades([7000.0, 3.0, 2.9]) == (1.0, 10000.0)

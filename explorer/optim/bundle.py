@@ -100,6 +100,28 @@ def _cut_program(Pmat, q, beta, bounds, C, R, scale):
     return q_obj, sp.csc_matrix(A), rhs, cones, ranks
 
 
+def _single_block_program(Pmat, q, beta, C, R, scale):
+    """The dual (13) of a cut model with one block as a QP in x = [a (K), τ]: minimise
+    ½·scale·aᵀ(GᵀG)a + Rτ − qᵀa over a ≥ 0, Σa ≤ C/scale, τ ≥ |βᵀa| (the max over blocks is
+    the one block's norm, so no cone is needed). Its rows are the conic program's first K + 3,
+    and 3× faster to solve than the cone over G's K × K factor (an all-features model: one
+    block of every column), with a better α (a higher dual value at it) on the text set's."""
+    K = Pmat.shape[1]
+    gram = Pmat.T @ Pmat
+    P = np.zeros((K + 1, K + 1))
+    P[:K, :K] = scale * np.triu(gram)
+    q_obj = np.concatenate([-np.asarray(q, float), [R]])
+    A = np.zeros((K + 3, K + 1))
+    rhs = np.zeros(K + 3)
+    A[np.arange(K), np.arange(K)] = -1.0                      # a ≥ 0
+    A[K, :K] = 1.0                                            # Σa ≤ C/scale
+    rhs[K] = C / scale
+    A[K + 1, :K], A[K + 1, K] = np.asarray(beta, float), -1.0  # τ ≥ ±βᵀa
+    A[K + 2, :K], A[K + 2, K] = -np.asarray(beta, float), -1.0
+    return (sp.csc_matrix(P), q_obj, sp.csc_matrix(A), rhs,
+            [clarabel.NonnegativeConeT(K + 3)])
+
+
 def _gram_factor(G: np.ndarray) -> np.ndarray:
     """An upper-triangular K × K matrix L with LᵀL = GᵀG + δI for a cut matrix G of W ≫ K
     rows: its Gram by one BLAS product and a Cholesky, 4× faster than its QR (80 → 21 ms at
@@ -152,7 +174,8 @@ def dual_value(Pmat, q, beta, bounds, C, R, alpha) -> float:
 
 
 def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hint):
-    """The cut problem by its dual (13).
+    """The cut problem by its dual (13): a QP for one block (:func:`_single_block_program`),
+    a conic program for several (:func:`_cut_program`).
 
     ``Pmat`` is W × K (column k is p_k restricted to the cached columns), ``bounds`` the
     (start, stop) column range of each block, ``scale_hint`` the expected Σα (the previous
@@ -164,7 +187,12 @@ def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hin
     C = float(C)
     sol, statuses = None, []
     for scale in _scales(C, scale_hint):
-        q_obj, A, b_vec, cones, ranks = _cut_program(Pmat, q, beta, bounds, C, R, scale)
+        if T == 1:
+            P, q_obj, A, b_vec, cones = _single_block_program(Pmat, q, beta, C, R, scale)
+            ranks = None
+        else:
+            q_obj, A, b_vec, cones, ranks = _cut_program(Pmat, q, beta, bounds, C, R, scale)
+            P = sp.csc_matrix((K + 2, K + 2))
         for attempt_tol in (tol, 1e-7):
             settings = clarabel.DefaultSettings()
             settings.verbose = False
@@ -172,8 +200,7 @@ def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hin
             settings.tol_gap_rel = attempt_tol
             settings.tol_feas = attempt_tol
             settings.max_iter = 200
-            sol = clarabel.DefaultSolver(sp.csc_matrix((K + 2, K + 2)), q_obj, A, b_vec, cones,
-                                         settings).solve()
+            sol = clarabel.DefaultSolver(P, q_obj, A, b_vec, cones, settings).solve()
             statuses.append(str(sol.status))
             if statuses[-1].endswith("Solved"):
                 break
@@ -190,14 +217,16 @@ def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hin
     nu_minus, nu_plus = z[offset], z[offset + 1]
     intercept = float(nu_plus - nu_minus) if fit_intercept else 0.0
     offset += 2
-    mu = np.empty(T)
-    for t, r in enumerate(ranks):
+    mu = np.ones(T)  # one block: Σμ = 1
+    for t, r in enumerate(ranks or ()):
         # the cone's multiplier on its θ rows: μ_t = z_0 + z_1 (stationarity in θ: Σμ = 1)
         mu[t] = z[offset] + z[offset + 1]
         offset += r + 2
     g = Pmat @ alpha  # Σ_k α_k p_k over every cached column
     coef, intercept, mu = _primal_on_rays(Pmat, q, beta, bounds, C, R, -g, mu, intercept)
-    value = -scale * float(sol.obj_val)
+    # the dual objective at α, not the solver's: that sat up to 3e-6 above it (an
+    # interior-point point is feasible only to its tolerance), which is no lower bound
+    value = dual_value(Pmat, q, beta, bounds, C, R, alpha)
     return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
 
 

@@ -89,10 +89,13 @@ def test_cut_problem_blocks_must_partition_the_columns_in_order():
 
 
 @pytest.mark.parametrize("rank", [None, 6])
-def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank):
+@pytest.mark.parametrize("split", [700, None])
+def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank, split):
     """Blocks wider than PRIMAL_MAX_WIDTH go through the dual, whose cones see each block's
     columns reduced to K rows (a Cholesky factor of the Gram); cuts whose p_k span only
-    ``rank`` directions make that Gram singular."""
+    ``rank`` directions make that Gram singular. One block (split None: an all-features
+    model) is a QP without cones. Either way the value is the dual objective at α, a lower
+    bound on the model's minimum."""
     from explorer.optim.bundle import PRIMAL_MAX_WIDTH
 
     rng = np.random.default_rng(7)
@@ -102,10 +105,12 @@ def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank):
         P = rng.normal(size=(W, rank)) @ rng.normal(size=(rank, K)) / np.sqrt(W * rank)
     q = rng.uniform(0, 1, K)
     beta = rng.normal(size=K) * 0.3
-    bounds = [(0, 700), (700, W)]
+    bounds = [(0, split), (split, W)] if split else [(0, W)]
     ours = solve_cut_problem(P, q, beta, bounds, C=3.0, R=2.0)
     w, b, value = cut_problem_reference(P, q, beta, bounds, 3.0, 2.0, True)
     assert value - 1e-6 * abs(value) <= ours.value <= value + 1e-8  # a lower bound, and tight
+    assert ours.value == pytest.approx(
+        bundle_module.dual_value(P, q, beta, bounds, 3.0, 2.0, ours.alpha), rel=1e-12)
     np.testing.assert_allclose(ours.coef, w, atol=1e-4 * max(1.0, np.linalg.norm(w)))
 
 

@@ -100,14 +100,14 @@ def _cut_program(Pmat, q, beta, bounds, C, R, scale):
     return q_obj, sp.csc_matrix(A), rhs, cones, ranks
 
 
-def _single_block_program(Pmat, q, beta, C, R, scale):
+def _single_block_program(gram, q, beta, C, R, scale):
     """The dual (13) of a cut model with one block as a QP in x = [a (K), τ]: minimise
-    ½·scale·aᵀ(GᵀG)a + Rτ − qᵀa over a ≥ 0, Σa ≤ C/scale, τ ≥ |βᵀa| (the max over blocks is
-    the one block's norm, so no cone is needed). Its rows are the conic program's first K + 3,
-    and 3× faster to solve than the cone over G's K × K factor (an all-features model: one
-    block of every column), with a better α (a higher dual value at it) on the text set's."""
-    K = Pmat.shape[1]
-    gram = Pmat.T @ Pmat
+    ½·scale·aᵀ(PᵀP)a + Rτ − qᵀa over a ≥ 0, Σa ≤ C/scale, τ ≥ |βᵀa| (``gram`` = PᵀP; the
+    max over blocks is the one block's norm, so no cone is needed). Its rows are the conic
+    program's first K + 3, and it is 3× faster to solve than the cone over P's K × K factor
+    (an all-features model: one block of every column), with a better α (a higher dual value
+    at it) on the text set's."""
+    K = gram.shape[0]
     P = np.zeros((K + 1, K + 1))
     P[:K, :K] = scale * np.triu(gram)
     q_obj = np.concatenate([-np.asarray(q, float), [R]])
@@ -138,14 +138,15 @@ def _gram_factor(G: np.ndarray) -> np.ndarray:
 
 def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds, C: float,
                       R: float, fit_intercept: bool = True, tol: float = 1e-9,
-                      scale_hint: float | None = None) -> CutSolution:
+                      scale_hint: float | None = None,
+                      gram: np.ndarray | None = None) -> CutSolution:
     """Minimise ½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + b β_k + q_k) (|b| ≤ R).
 
     Narrow problems (at most ``PRIMAL_MAX_WIDTH`` cached columns) are solved in the primal,
     which gives the minimiser itself; α is read from its duals and ``value`` is the dual
     objective at α (a lower bound whatever the solver's accuracy). Wider ones are solved by
     the dual (13), whose size does not grow with the columns, and the minimiser recovered on
-    its rays.
+    its rays. ``gram``: PᵀP when the caller keeps it (one block's dual needs it).
     """
     R = float(R) if fit_intercept else 0.0
     if Pmat.shape[0] <= PRIMAL_MAX_WIDTH:
@@ -154,7 +155,8 @@ def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds,
         primal = _primal_cut_problem(Pmat, q, beta, bounds, float(C), R, 1e-2 * tol)
         if primal is not None:
             return primal
-    return _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hint)
+    return _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hint,
+                             gram)
 
 
 def dual_value(Pmat, q, beta, bounds, C, R, alpha) -> float:
@@ -173,7 +175,8 @@ def dual_value(Pmat, q, beta, bounds, C, R, alpha) -> float:
     return t * linear - 0.5 * t * t * S
 
 
-def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hint):
+def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hint,
+                      gram=None):
     """The cut problem by its dual (13): a QP for one block (:func:`_single_block_program`),
     a conic program for several (:func:`_cut_program`).
 
@@ -188,7 +191,9 @@ def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hin
     sol, statuses = None, []
     for scale in _scales(C, scale_hint):
         if T == 1:
-            P, q_obj, A, b_vec, cones = _single_block_program(Pmat, q, beta, C, R, scale)
+            if gram is None:
+                gram = Pmat.T @ Pmat
+            P, q_obj, A, b_vec, cones = _single_block_program(gram, q, beta, C, R, scale)
             ranks = None
         else:
             q_obj, A, b_vec, cones, ranks = _cut_program(Pmat, q, beta, bounds, C, R, scale)
@@ -364,6 +369,55 @@ def _primal_on_rays(Pmat, q, beta, bounds, C, R, v, mu, intercept):
     return coef, (intercept if R > 0 else 0.0), c
 
 
+class CutMatrix:
+    """The cuts' coefficients over the cached columns: W × K, column k is p_k, in a
+    Fortran-ordered buffer grown by doubling (a cut is one column written, not the matrix
+    copied: 20 MB a cut for an all-features model of 10,000 columns), with its Gram PᵀP kept
+    up to date for the one-block cut QP."""
+
+    def __init__(self):
+        self._buffer = np.empty((0, 0), order="F")
+        self.width = 0    # W, the cached columns
+        self.count = 0    # K, the cuts
+        self.gram = np.zeros((0, 0))
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return self._buffer[:self.width, :self.count]
+
+    def append(self, p: np.ndarray) -> None:
+        K = self.count
+        if K == self._buffer.shape[1]:
+            grown = np.empty((self.width, max(2 * K, 8)), order="F")
+            grown[:, :K] = self.matrix
+            self._buffer = grown
+        cross = self.matrix.T @ p
+        gram = np.empty((K + 1, K + 1))
+        gram[:K, :K] = self.gram
+        gram[K, :K] = gram[:K, K] = cross
+        gram[K, K] = p @ p
+        self._buffer[:, K] = p
+        self.gram = gram
+        self.count = K + 1
+
+    def keep(self, cuts: np.ndarray) -> None:
+        """Keep only the given cuts (sorted indices), in place."""
+        for new, old in enumerate(cuts.tolist()):
+            if new != old:
+                self._buffer[:self.width, new] = self._buffer[:self.width, old]
+        self.gram = self.gram[np.ix_(cuts, cuts)]
+        self.count = int(cuts.size)
+
+    def add_rows(self, rows: np.ndarray) -> None:
+        """The cuts' coefficients over a new block's columns (rows × K)."""
+        grown = np.empty((self.width + rows.shape[0], self._buffer.shape[1]), order="F")
+        grown[:self.width, :self.count] = self.matrix
+        grown[self.width:, :self.count] = rows
+        self._buffer = grown
+        self.width += rows.shape[0]
+        self.gram = self.gram + rows.T @ rows
+
+
 class BundleMaster(CachedMaster):
     """FS-multi's restricted master for the shared cutting-plane loop: the bundle method over
     the blocks generated so far, with every cut kept across outer iterations (each cut is
@@ -403,7 +457,7 @@ class BundleMaster(CachedMaster):
         self._keys: set[bytes] = set()  # the labelings' bytes, to skip a repeated cut
         self.q: list[float] = []
         self.beta: list[float] = []
-        self.Pmat = np.zeros((0, 0))
+        self.cuts = CutMatrix()
         self.coef = np.zeros(0)
         self.intercept = 0.0
         self.total_inner = 0
@@ -413,6 +467,10 @@ class BundleMaster(CachedMaster):
         self.empty_objective = None
 
     # --------------------------------------------------------------- cuts
+    @property
+    def Pmat(self) -> np.ndarray:  # noqa: N802  (the P of the module's formulas)
+        return self.cuts.matrix
+
     def _add_cut(self, yb: np.ndarray, dlt: float) -> bool:
         key = yb.astype(np.int8)
         if key.tobytes() in self._keys:
@@ -423,11 +481,8 @@ class BundleMaster(CachedMaster):
         diff = self._diff(yb)
         self.q.append(float(dlt))
         self.beta.append(float(-diff.sum() / self.n))
-        if self.cache.width:
-            p = -self.cache.rmatvec(diff) / self.n
-            self.Pmat = np.column_stack([self.Pmat, p]) if self.Pmat.size else p[:, None]
-        else:
-            self.Pmat = np.zeros((0, len(self.labelings)))
+        p = -self.cache.rmatvec(diff) / self.n if self.cache.width else np.zeros(0)
+        self.cuts.append(p)
         return True
 
     def _diff(self, yb: np.ndarray) -> np.ndarray:
@@ -452,7 +507,7 @@ class BundleMaster(CachedMaster):
         self.q = [self.q[i] for i in keep]
         self.beta = [self.beta[i] for i in keep]
         self._idle = self._idle[keep]
-        self.Pmat = self.Pmat[:, keep]
+        self.cuts.keep(keep)
 
     def _objective(self, f: np.ndarray, coef: np.ndarray):
         from .structured import most_violated
@@ -488,8 +543,7 @@ class BundleMaster(CachedMaster):
         self.columns.append(columns)
         diffs = self._diff(np.array(self.labelings, dtype=np.float64).T)  # n × K
         A = columns.matrix
-        new_rows = -np.asarray(A.T @ diffs) / self.n
-        self.Pmat = np.vstack([self.Pmat, new_rows]) if self.Pmat.size else new_rows
+        self.cuts.add_rows(-np.asarray(A.T @ diffs) / self.n)
         self.coef = np.concatenate([self.coef, np.zeros(columns.width)])
 
     def _scores(self, coef: np.ndarray, b: float) -> np.ndarray:
@@ -558,7 +612,7 @@ class BundleMaster(CachedMaster):
             self._add_cut(yb, dlt)
             sol = solve_cut_problem(self.Pmat, np.array(self.q), np.array(self.beta),
                                     self.cache.bounds, self.C, self.R, self.fit_intercept,
-                                    scale_hint=self._alpha_sum)
+                                    scale_hint=self._alpha_sum, gram=self.cuts.gram)
             gap = max(best[0] - sol.value, 0.0)  # the solver may overshoot by its tolerance
             trace.append(best[0])
             gaps.append(gap)

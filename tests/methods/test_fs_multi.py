@@ -88,6 +88,31 @@ def test_cut_problem_blocks_must_partition_the_columns_in_order():
             bundle_module._primal_constraints(P, beta, bounds)
 
 
+def test_cut_matrix_keeps_its_gram_through_cuts_prunes_and_blocks():
+    # the bundle's cut storage against the matrix rebuilt from its columns
+    rng = np.random.default_rng(5)
+    cuts = bundle_module.CutMatrix()
+    columns = []  # each cut's coefficients over every row so far
+    for _ in range(3):  # cuts before any block: zero rows
+        cuts.append(np.zeros(0))
+        columns.append(np.zeros(0))
+    for step in range(40):
+        if step % 9 == 0:  # a new block: rows for every existing cut
+            rows = rng.normal(size=(int(rng.integers(1, 5)), cuts.count))
+            cuts.add_rows(rows)
+            columns = [np.concatenate([c, rows[:, k]]) for k, c in enumerate(columns)]
+        p = rng.normal(size=cuts.width)
+        cuts.append(p)
+        columns.append(p)
+        if step % 7 == 6:  # drop idle cuts
+            keep = np.sort(rng.choice(cuts.count, cuts.count // 2, replace=False))
+            cuts.keep(keep)
+            columns = [columns[k] for k in keep]
+        P = np.column_stack(columns)
+        np.testing.assert_array_equal(cuts.matrix, P)
+        np.testing.assert_allclose(cuts.gram, P.T @ P, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("rank", [None, 6])
 @pytest.mark.parametrize("split", [700, None])
 def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank, split):

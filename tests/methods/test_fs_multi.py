@@ -139,6 +139,22 @@ def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank, spl
     np.testing.assert_allclose(ours.coef, w, atol=1e-4 * max(1.0, np.linalg.norm(w)))
 
 
+@pytest.mark.parametrize("faer", [True, False])
+def test_one_block_dual_is_solved_with_or_without_faer(monkeypatch, faer):
+    # Clarabel builds before 0.10 have no faer: the dense QP then uses the default solver
+    from explorer.optim.bundle import PRIMAL_MAX_WIDTH
+
+    monkeypatch.setattr(bundle_module, "_has_faer", lambda: faer)
+    assert (bundle_module._settings(dense=True).direct_solve_method == "faer") is faer
+    rng = np.random.default_rng(11)
+    W, K = PRIMAL_MAX_WIDTH + 50, 9
+    P = rng.normal(size=(W, K)) / np.sqrt(W)
+    q, beta = rng.uniform(0, 1, K), rng.normal(size=K) * 0.3
+    ours = solve_cut_problem(P, q, beta, [(0, W)], C=3.0, R=2.0)
+    w, b, value = cut_problem_reference(P, q, beta, [(0, W)], 3.0, 2.0, True)
+    assert value - 1e-6 * abs(value) <= ours.value <= value + 1e-8
+
+
 def test_cut_problem_on_unscaled_pixels_with_large_C_is_solved():
     """Saved from FS-multi (F1) on raw digit pixels 9-vs-rest with C = 10·n: 93 cuts whose
     p_k nearly cancel (‖Σα_k p_k‖ = 5.7 against α_k‖p_k‖ ≈ 8,500). Measuring α in units of

@@ -5,6 +5,7 @@ from __future__ import annotations
 import holoviews as hv
 import numpy as np
 import pandas as pd
+from bokeh.models import BasicTicker
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf"]
@@ -22,7 +23,7 @@ def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)") ->
     refit = data["refit"].astype(bool) if "refit" in data else np.zeros(len(data), dtype=bool)
     path = hv.Curve(data[~refit], "step", "objective", label="objective").opts(
         color=PALETTE[0], line_width=2, tools=["hover"], xlabel=xlabel,
-        ylabel="objective", logy=False)
+        ylabel="objective", logy=False, xticks=integer_ticks())
     # labelled only when drawn: an empty layer's label would still list it in the legend
     refitted = hv.Curve(data[refit], "step", "objective",
                         label="ℓ2 refit (kept features)" if refit.any() else "").opts(
@@ -72,8 +73,13 @@ def gap_curve(data: pd.DataFrame) -> hv.Overlay:
                                                 tools=["hover"], **limits)
     points = hv.Scatter(data, "outer", vdims).opts(color=PALETTE[2], size=6, logy=True,
                                                    tools=["hover"], **limits)
-    return (curve * points).opts(xlabel="outer iteration",
+    return (curve * points).opts(xlabel="outer iteration", xticks=integer_ticks(),
                                  ylabel="(upper − lower) / upper", logy=True)
+
+
+def integer_ticks() -> BasicTicker:
+    """Ticks for a count axis (iterations): whole numbers only, never 0.5 or 1.5."""
+    return BasicTicker(min_interval=1)
 
 
 def decades(values) -> tuple[float, float] | tuple[None, None]:
@@ -95,7 +101,7 @@ def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:
     its schedule M_e."""
     kept = hv.Curve(data, "iteration", "n_selected", label="selected").opts(
         color=PALETTE[0], line_width=2, tools=["hover"], ylabel="#features",
-        xlabel="iteration")
+        xlabel="iteration", xticks=integer_ticks(), yticks=integer_ticks())
     points = hv.Scatter(data, "iteration", "n_selected", label="selected").opts(
         color=PALETTE[0], size=4 if len(data) > 50 else 6)
     if not schedule:

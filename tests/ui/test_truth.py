@@ -269,6 +269,16 @@ def test_the_gap_plot_shows_every_gap_on_whole_decades(page: Page, server, shot,
     assert high / low >= 10
     if B == 64:
         assert gaps == [pytest.approx(1e-12)]
+    # an iteration axis is ticked at whole numbers only (no "outer iteration 0.5")
+    intervals = page.evaluate("""() => {
+      const out = {};
+      for (const doc of Bokeh.documents) for (const m of doc.all_models)
+        if (m.title && m.title.text && m.below)
+          out[m.title.text] = m.below.filter(a => a.ticker).map(a => a.ticker.min_interval);
+      return out;
+    }""")
+    for title in ("certified gap", "selected features per iteration", "objective per"):
+        assert [v for k, v in intervals.items() if k.startswith(title)][-1] == [1], intervals
     shot(page)
 
 

@@ -212,7 +212,7 @@ def block_norm_bars(norms, title: str = "restricted master: ‖ω_t‖ per block
 def path_curves(frame: pd.DataFrame, title: str = "coefficient paths (kills end a path)"):
     """One curve per coefficient over iterations (FSA Fig. 2)."""
     if frame.empty:
-        return hv.Curve([], "iteration", "value").opts(title=title)
+        return hv.Curve([], "iteration", "value").opts(title=title, xticks=integer_ticks())
     paths = hv.Dataset(frame, ["iteration", "feature"], "value").to(
         hv.Curve, "iteration", "value").overlay("feature").opts(
         hv.opts.Curve(line_width=1, color="#1f4e79", alpha=0.6),
@@ -221,4 +221,4 @@ def path_curves(frame: pd.DataFrame, title: str = "coefficient paths (kills end 
     now = frame[frame["iteration"] == frame["iteration"].max()]
     current = hv.Scatter(now, "iteration", ["value", "feature"]).opts(
         color="#1f4e79", size=4, tools=["hover"])
-    return (paths * current).opts(title=title, show_legend=False)
+    return (paths * current).opts(title=title, show_legend=False, xticks=integer_ticks())

@@ -13,10 +13,11 @@ from sklearn.svm import LinearSVC
 import explorer.methods.fgm as fgm_module
 import explorer.methods.fs_multi as fs_multi_module
 import explorer.optim.bundle as bundle_module
+import explorer.optim.cut_problem as cut_module
 from explorer import FSMulti
 from explorer.data import make
 from explorer.metrics import f1, macro_f1, prbep, recall_at_k
-from explorer.optim.bundle import solve_cut_problem
+from explorer.optim.cut_problem import solve_cut_problem
 from explorer.optim.structured import (
     allowed,
     default_k,
@@ -85,7 +86,7 @@ def test_cut_problem_blocks_must_partition_the_columns_in_order():
     P, beta = np.ones((4, 2)), np.zeros(2)
     for bounds in ([(0, 2), (3, 4)], [(2, 4), (0, 2)], [(0, 3)]):
         with pytest.raises(ValueError, match="partition"):
-            bundle_module._primal_constraints(P, beta, bounds)
+            cut_module._primal_constraints(P, beta, bounds)
 
 
 def test_cut_matrix_keeps_its_gram_through_cuts_prunes_and_blocks():
@@ -121,7 +122,7 @@ def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank, spl
     ``rank`` directions make that Gram singular. One block (split None: an all-features
     model) is a QP without cones. Either way the value is the dual objective at α, a lower
     bound on the model's minimum."""
-    from explorer.optim.bundle import PRIMAL_MAX_WIDTH
+    from explorer.optim.cut_problem import PRIMAL_MAX_WIDTH
 
     rng = np.random.default_rng(7)
     W, K = PRIMAL_MAX_WIDTH + 200, 12
@@ -135,17 +136,17 @@ def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank, spl
     w, b, value = cut_problem_reference(P, q, beta, bounds, 3.0, 2.0, True)
     assert value - 1e-6 * abs(value) <= ours.value <= value + 1e-8  # a lower bound, and tight
     assert ours.value == pytest.approx(
-        bundle_module.dual_value(P, q, beta, bounds, 3.0, 2.0, ours.alpha), rel=1e-12)
+        cut_module.dual_value(P, q, beta, bounds, 3.0, 2.0, ours.alpha), rel=1e-12)
     np.testing.assert_allclose(ours.coef, w, atol=1e-4 * max(1.0, np.linalg.norm(w)))
 
 
 @pytest.mark.parametrize("faer", [True, False])
 def test_one_block_dual_is_solved_with_or_without_faer(monkeypatch, faer):
     # Clarabel builds before 0.10 have no faer: the dense QP then uses the default solver
-    from explorer.optim.bundle import PRIMAL_MAX_WIDTH
+    from explorer.optim.cut_problem import PRIMAL_MAX_WIDTH
 
-    monkeypatch.setattr(bundle_module, "_has_faer", lambda: faer)
-    assert (bundle_module._settings(dense=True).direct_solve_method == "faer") is faer
+    monkeypatch.setattr(cut_module, "_has_faer", lambda: faer)
+    assert (cut_module._settings(dense=True).direct_solve_method == "faer") is faer
     rng = np.random.default_rng(11)
     W, K = PRIMAL_MAX_WIDTH + 50, 9
     P = rng.normal(size=(W, K)) / np.sqrt(W)

@@ -34,6 +34,9 @@ def xts(X, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         if out is None:
             out = np.empty(m, dtype=np.float64)
         s = np.ascontiguousarray(s, dtype=np.float64)
+        if s.shape != (X.shape[0],):  # the compiled kernels do not check their bounds
+            raise ValueError(f"s has shape {s.shape}; Xᵀs needs one value per row of X "
+                             f"({X.shape[0]})")
         if X.format not in ("csr", "csc"):
             X = X.tocsc()
         return _sparse_xts(X, s, out)

@@ -42,6 +42,14 @@ def test_sparse_xts_split_over_threads_matches_reference(monkeypatch, layout, th
     np.testing.assert_allclose(got, ref.xts(X, s), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+def test_sparse_xts_refuses_a_signal_of_the_wrong_length(layout):
+    X = sp.random(30, 8, density=0.3, random_state=0, format=layout)
+    for s in (np.ones(29), np.ones(31), np.ones((30, 2))):
+        with pytest.raises(ValueError, match="one value per row of X"):
+            xts(X, s)
+
+
 def test_kernel_threads_are_remade_in_a_forked_child(monkeypatch):
     import explorer.kernels as kernels
 

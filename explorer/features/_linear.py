@@ -8,7 +8,7 @@ import heapq
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import GroupIndex, TopK, top_k, xts
+from ..kernels import GroupIndex, TopK, take_columns, top_k, xts
 from ._base import Columns, FeatureSpace
 
 
@@ -150,10 +150,7 @@ class LinearSpace(FeatureSpace):
 
     @staticmethod
     def _take(X, feats, scale):
-        block = X[:, feats]
-        if sp.issparse(block):
-            return sp.csc_matrix(block @ sp.diags(scale)) if block.shape[1] else block
-        return np.asarray(block, dtype=np.float64) * scale
+        return take_columns(X, feats, scale)
 
     def transform(self, X, cols: Columns):
         return self._take(X, cols.feature_a, cols.scale)

@@ -54,26 +54,39 @@ def _sparse_xts(X, s, out):
     product is bound by its scattered writes, so one thread cannot use the memory system).
     A CSR split sums per-thread outputs (an extra float64 vector per thread beyond the first),
     a CSC split writes disjoint ranges of ``out``."""
-    parts = min(_cores(), max(1, X.nnz // PART_NNZ))
     csr = X.format == "csr"
     kernel = _numba.csr_xts if csr else _numba.csc_xts
     args = (X.data, X.indices, X.indptr, s)
-    length = X.shape[0] if csr else X.shape[1]
-    if parts == 1:
-        return kernel(*args, out, 0, length)
-    # the part boundaries balance the non-zeros
-    cuts = np.searchsorted(X.indptr, np.arange(1, parts) * (X.nnz / parts))
-    bounds = np.concatenate([[0], cuts, [length]]).tolist()
-    outs = [out] + ([np.empty_like(out) for _ in range(parts - 1)] if csr else [out] * (parts - 1))
-    futures = [_pool().submit(kernel, *args, outs[t], bounds[t], bounds[t + 1])
-               for t in range(1, parts)]
-    kernel(*args, out, bounds[0], bounds[1])
-    for future in futures:
-        future.result()
+    bounds = _row_parts(X)
+    if len(bounds) == 1:
+        return kernel(*args, out, *bounds[0])
+    outs = [out] + ([np.empty_like(out) for _ in bounds[1:]] if csr else [out] * (len(bounds) - 1))
+    _in_threads(lambda a, b, o: kernel(*args, o, a, b), bounds, outs)
     if csr:
         for part in outs[1:]:
             out += part
     return out
+
+
+def _row_parts(X) -> list[tuple[int, int]]:
+    """(start, stop) ranges of a CSR matrix's rows (a CSC matrix's columns) with equal
+    non-zeros, one per ``PART_NNZ`` of them up to the cores."""
+    parts = min(_cores(), max(1, X.nnz // PART_NNZ))
+    length = len(X.indptr) - 1
+    if parts == 1:
+        return [(0, length)]
+    cuts = np.searchsorted(X.indptr, np.arange(1, parts) * (X.nnz / parts))
+    bounds = np.concatenate([[0], cuts, [length]]).tolist()
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _in_threads(task, bounds, *extra):
+    """``task(start, stop, *extra_t)`` for every part, the first in this thread and the rest
+    in the kernel threads; the results in order."""
+    futures = [_pool().submit(task, *bounds[t], *(e[t] for e in extra))
+               for t in range(1, len(bounds))]
+    first = task(*bounds[0], *(e[0] for e in extra))
+    return [first] + [future.result() for future in futures]
 
 
 def _cores() -> int:
@@ -217,28 +230,75 @@ class TopK:
 
 def top_k(scores: np.ndarray, k: int, excluded: np.ndarray | None = None
           ) -> tuple[np.ndarray, np.ndarray]:
-    """Ids and values of the k largest scores (decreasing; ties by smaller id).
+    """Ids and values of the k largest scores (decreasing; ties by smaller id; NaN and −inf
+    never chosen).
 
-    Uses ``argpartition`` on a materialised score vector (for streams use :class:`TopK`).
+    The k-th largest value is found in one compiled pass (a k-element heap; ``argpartition``
+    on a million scores took 6 ms a call), then every id at or above it is sorted (for
+    streams use :class:`TopK`).
     """
-    scores = np.asarray(scores, dtype=np.float64)
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
     if excluded is not None and np.any(excluded):
         scores = np.where(excluded, -np.inf, scores)
-    finite = np.isfinite(scores) | (scores == np.inf)
-    k = int(min(k, np.count_nonzero(finite & (scores > -np.inf))))
+    k = int(k)
     if k <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    if k < scores.size:
-        part = np.argpartition(-scores, k - 1)[:k]
-        kth = scores[part].min()
-        # include every id tied with the k-th value, then break ties by id
-        tied = np.flatnonzero(scores >= kth)
-        part = tied
-    else:
-        part = np.arange(scores.size)
+    count, kth = _numba.kth_largest(scores, k, np.empty(k))
+    k = min(k, int(count))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    # every id tied with the k-th value, then ties broken by id
+    part = np.flatnonzero(scores >= kth)
     order = np.lexsort((part, -scores[part]))
     ids = part[order][:k]
     return ids.astype(np.int64), scores[ids]
 
 
-__all__ = ["GroupIndex", "TopK", "top_k", "xts"]
+def take_columns(X, columns: np.ndarray, scale: np.ndarray | None = None):
+    """``X[:, columns]`` (times ``scale`` per column) as a CSC matrix for sparse X, a float64
+    array for dense X. From CSR, scipy's column indexing takes two passes over the non-zeros
+    and arrays over all of X's columns (28–40 ms for 10 of 1.35 M text columns); here one
+    compiled pass, split by non-zeros over the cores as :func:`xts` is, finds the non-zeros
+    of the wanted columns through a bitmap of them."""
+    columns = np.asarray(columns, dtype=np.int64)
+    scale = np.ones(columns.size) if scale is None else np.asarray(scale, dtype=np.float64)
+    if not (sp.issparse(X) and X.format == "csr" and columns.size
+            and np.unique(columns).size == columns.size):
+        block = X[:, columns]  # CSC, dense, a chunked X, repeated columns: by indexing
+        if sp.issparse(block):
+            return sp.csc_matrix(block @ sp.diags(scale)) if block.shape[1] else block
+        return np.asarray(block, dtype=np.float64) * scale
+    n, m = X.shape
+    wanted = np.zeros((m + 63) // 64, dtype=np.uint64)
+    np.bitwise_or.at(wanted, columns >> 6, np.left_shift(np.uint64(1),
+                                                         (columns & 63).astype(np.uint64)))
+    bounds = _row_parts(X)
+    parts = [_column_hits(X, wanted, a, b, columns.size) for a, b in bounds] \
+        if len(bounds) == 1 else _in_threads(
+            lambda a, b: _column_hits(X, wanted, a, b, columns.size), bounds)
+    hit_nz = np.concatenate([p[0] for p in parts])
+    hit_row = np.concatenate([p[1] for p in parts])
+    position = np.searchsorted(np.sort(columns), X.indices[hit_nz])
+    owner = np.argsort(columns)[position]  # each hit's place in ``columns``
+    order = np.argsort(owner, kind="stable")  # by column, rows still increasing
+    index = np.int32 if max(n, hit_nz.size) < 2**31 else np.int64
+    indptr = np.zeros(columns.size + 1, dtype=index)
+    np.cumsum(np.bincount(owner, minlength=columns.size), out=indptr[1:])
+    data = X.data[hit_nz[order]].astype(np.float64) * scale[owner[order]]
+    return sp.csc_matrix((data, hit_row[order].astype(index), indptr),
+                         shape=(n, columns.size))
+
+
+def _column_hits(X, wanted, start, stop, width):
+    """(non-zero positions, rows) of the wanted columns in rows start ≤ i < stop."""
+    nnz = int(X.indptr[stop] - X.indptr[start])
+    guess = int(nnz * width / max(X.shape[1], 1) * 2) + 1024
+    hit_nz, hit_row = np.empty(guess, dtype=np.int64), np.empty(guess, dtype=np.int64)
+    found = _numba.csr_column_hits(X.indices, X.indptr, wanted, hit_nz, hit_row, start, stop)
+    if found > guess:
+        hit_nz, hit_row = np.empty(found, dtype=np.int64), np.empty(found, dtype=np.int64)
+        _numba.csr_column_hits(X.indices, X.indptr, wanted, hit_nz, hit_row, start, stop)
+    return hit_nz[:found], hit_row[:found]
+
+
+__all__ = ["GroupIndex", "TopK", "take_columns", "top_k", "xts"]

@@ -163,6 +163,65 @@ def heap_push_block(heap_vals, heap_idx, size, scores, offset, excluded):
 
 
 @nb.njit(**_JIT)
+def kth_largest(scores, k, heap):
+    """(number of scores above −inf, the k-th largest of them) in one pass: a min-heap of
+    values (``heap``, capacity k). NaN and −inf never count; with fewer than k counted the
+    smallest counted value is returned."""
+    size = 0
+    count = 0
+    for t in range(scores.shape[0]):
+        v = scores[t]
+        if not v > -np.inf:  # NaN and −inf
+            continue
+        count += 1
+        if size < k:
+            pos = size
+            heap[pos] = v
+            size += 1
+            while pos > 0:
+                parent = (pos - 1) // 2
+                if heap[pos] < heap[parent]:
+                    heap[pos], heap[parent] = heap[parent], heap[pos]
+                    pos = parent
+                else:
+                    break
+        elif v > heap[0]:
+            heap[0] = v
+            pos = 0
+            while True:
+                child = 2 * pos + 1
+                if child >= size:
+                    break
+                if child + 1 < size and heap[child + 1] < heap[child]:
+                    child += 1
+                if heap[child] < heap[pos]:
+                    heap[pos], heap[child] = heap[child], heap[pos]
+                    pos = child
+                else:
+                    break
+    return count, (heap[0] if size else -np.inf)
+
+
+@nb.njit(**_JIT)
+def csr_column_hits(indices, indptr, wanted, hit_nz, hit_row, start, stop):
+    """The non-zeros of the rows start ≤ i < stop of a CSR matrix in the columns flagged in
+    the bitmap ``wanted`` (bit j of word j // 64), in row order: their index into
+    ``indices`` and their row, written while they fit in ``hit_nz`` (the count is returned
+    either way). One pass over the column indices; the bitmap (m/8 bytes) stays in cache."""
+    cap = hit_nz.shape[0]
+    h = 0
+    for i in range(start, stop):
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            if (wanted[j >> 6] >> (j & 63)) & 1:
+                if h < cap:
+                    hit_nz[h] = k
+                    hit_row[h] = i
+                h += 1
+    return h
+
+
+@nb.njit(**_JIT)
 def _f1_table_value(a, b, P, sp, sn, n):
     return 1.0 - 2.0 * a / (P + a + b) + (2.0 * sp[a] - sp[-1] + 2.0 * sn[b] - sn[-1]) / n
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from explorer.kernels import GroupIndex, TopK, _numba, top_k, xts
+from explorer.kernels import GroupIndex, TopK, _numba, take_columns, top_k, xts
 from explorer.kernels import _reference as ref
 from tests.conftest import as_layout
 
@@ -116,6 +116,67 @@ def test_top_k_ties_and_short_input():
     assert ids.tolist() == [1, 2]
     ids, _ = top_k(np.array([1.0, 2.0]), 5)
     assert ids.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 60, 500])
+@pytest.mark.parametrize("seed", range(3))
+def test_top_k_with_ties_nan_and_minus_inf_equals_sort(k, seed):
+    # scores rounded to few values (many ties at the k-th), NaN and −inf never chosen, and
+    # fewer valid scores than k for the largest k
+    rng = np.random.default_rng(seed)
+    scores = np.round(rng.normal(size=300), 1)
+    scores[rng.random(300) < 0.1] = np.nan
+    scores[rng.random(300) < 0.1] = -np.inf
+    excluded = rng.random(300) < 0.2
+    for exc in (None, excluded):
+        ids, vals = top_k(scores, k, exc)
+        expected = ref.top_k(scores, k, exc)
+        np.testing.assert_array_equal(ids, expected)
+        np.testing.assert_array_equal(vals, scores[expected])
+    ids, _ = top_k(np.array([np.inf, 1.0, np.nan, np.inf, -np.inf]), 4)
+    assert ids.tolist() == [0, 3, 1]  # +inf first (a score, by id), NaN and −inf never
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_take_columns_matches_dense_indexing(monkeypatch, threads, dtype):
+    # CSR goes through the compiled gather, split over threads by non-zeros; empty rows,
+    # an empty wanted column, a full one (more hits than the first buffer guesses), columns
+    # out of order, and indices unsorted within rows
+    import explorer.kernels as kernels
+
+    monkeypatch.setattr(kernels, "PART_NNZ", 300)
+    monkeypatch.setattr(kernels, "_cores", lambda: threads)
+    rng = np.random.default_rng(threads)
+    dense = sp.random(400, 3000, density=0.01, random_state=4).toarray().astype(dtype)
+    dense[::3] = 0.0
+    dense[:, 7] = 0.0
+    dense[:, 11] = 1.5
+    columns = np.array([2999, 11, 7, 5, 1234, 0])
+    scale = rng.uniform(0.5, 2.0, columns.size)
+    expected = dense[:, columns].astype(np.float64) * scale
+    X = sp.csr_matrix(dense)
+    shuffled = X.copy()
+    for i in range(shuffled.shape[0]):  # the same matrix with each row's entries reversed
+        a, b = shuffled.indptr[i], shuffled.indptr[i + 1]
+        shuffled.indices[a:b] = shuffled.indices[a:b][::-1].copy()
+        shuffled.data[a:b] = shuffled.data[a:b][::-1].copy()
+    shuffled.has_sorted_indices = False
+    for matrix in (X, shuffled, X.tocsc(), dense):
+        got = take_columns(matrix, columns, scale)
+        if sp.issparse(got):
+            assert got.format == "csc"
+            if sp.issparse(matrix) and matrix.format == "csr":
+                # rows increasing within each column, as CSC consumers expect
+                assert all(np.all(np.diff(got.indices[a:b]) > 0)
+                           for a, b in zip(got.indptr[:-1], got.indptr[1:]))
+            got = got.toarray()
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, expected)
+    # repeated columns (overlapping groups) by scipy's indexing, the same values
+    twice = np.array([3, 11, 3])
+    np.testing.assert_array_equal(take_columns(X, twice).toarray(), dense[:, twice])
+    assert take_columns(X, np.zeros(0, dtype=np.int64)).shape == (400, 0)
 
 
 def test_poly2_block_kernel_matches_reference():

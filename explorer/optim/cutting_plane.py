@@ -301,6 +301,7 @@ class L12Master(CachedMaster):
                                            int(columns.feature_a[c]),
                                            int(columns.feature_b[c])), 0.0)
         self.coef = np.concatenate([self.coef, start])
+        self._measure = np.inf  # the previous master's certificate says nothing of this one
 
     def solve(self, stopping: Stopping | None = None) -> MasterSolution:
         n = self.cache.n

@@ -1,6 +1,7 @@
 """The shared outer loop's stopping rules, on scripted spaces and masters."""
 
 import numpy as np
+import pytest
 
 from explorer.features import Columns
 from explorer.optim import MasterSolution, cutting_plane
@@ -83,3 +84,46 @@ def test_no_objective_change_stop_when_tol_is_none():
     res = cutting_plane(ScriptedSpace(8), Flat(), B=1, max_outer=4, tol=None, threshold=1.0,
                         on_step=lambda s: steps.append(s) or True)
     assert len(steps) == 4 and res.stop_reason == "max_outer reached"
+
+
+def test_every_master_solve_leaves_the_point_it_reports(monkeypatch):
+    """On sparse counts FGM's masters crawl under APG and their polish goes to proximal
+    Newton. Each solve, coarse or polish, must leave the master at the point whose objective
+    it reports: Newton keeps its point only if its certificate beats the master's last one,
+    which a new block voids (a stale one from the previous master kept the old point, with
+    the new block at zero, while the new objective was reported)."""
+    import sys
+
+    from explorer import FGM
+    from explorer.data import make_sparse_wide
+    from explorer.optim.l12 import L12Problem
+
+    cpm = sys.modules["explorer.optim.cutting_plane"]  # the package exports the function
+    checked, solvers = [], []
+
+    def checking(method):
+        real = getattr(cpm.L12Master, method)
+
+        def run(self, *args, **kwargs):
+            sol = real(self, *args, **kwargs)
+            if sol is not None:
+                problem = L12Problem(self.cache, self.y, self.loss, self.C,
+                                     fit_intercept=self.fit_intercept, compiled=False)
+                shift = float(self.cache.means @ self.coef) if self.coef.size else 0.0
+                here = problem.objective(problem.point(self.coef, self.intercept + shift))
+                assert here == pytest.approx(sol.objective, rel=1e-9)
+                assert np.allclose(sol.block_norms, self.block_norms())
+                checked.append(method)
+                solvers.append(sol.info.get("solver"))
+            return sol
+        return run
+
+    monkeypatch.setattr(cpm.L12Master, "solve", checking("solve"))
+    monkeypatch.setattr(cpm.L12Master, "polish", checking("polish"))
+    for n, m, per_row, B in ((3000, 30000, 200, 5), (3000, 30000, 200, 10),
+                             (2000, 50000, 360, 5), (6000, 300000, 360, 10)):
+        ds = make_sparse_wide(n, m, nnz_per_row=per_row, seed=0)
+        checked.clear()
+        est = FGM(B=B).fit(ds.X, ds.y)
+        assert len(checked) >= est.n_outer_
+    assert "proximal Newton" in solvers

@@ -9,6 +9,7 @@ that computes it.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -90,10 +91,35 @@ def _in_threads(task, bounds, *extra):
 
 
 def _cores() -> int:
+    """Threads a kernel may use: the cores this process may run on, at most
+    ``OMP_NUM_THREADS`` when it is set (dask.distributed's worker processes set it to 1: they
+    share the machine's cores), divided among the threads of the dask.distributed worker this
+    runs in (its tasks run side by side)."""
+    cores = _affinity()
+    limit = os.environ.get("OMP_NUM_THREADS", "")
+    if limit.strip().isdigit() and int(limit) >= 1:
+        cores = min(cores, int(limit))
+    return max(1, cores // _worker_threads())
+
+
+def _affinity() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def _worker_threads() -> int:
+    """The thread count of the dask.distributed worker running this task (1 outside one)."""
+    distributed = sys.modules.get("distributed")
+    if distributed is None:
+        return 1
+    try:
+        worker = distributed.get_worker()
+    except ValueError:  # not in a worker's task
+        return 1
+    state = getattr(worker, "state", worker)  # the thread count moved to Worker.state
+    return max(1, int(getattr(state, "nthreads", None) or getattr(worker, "nthreads", 1) or 1))
 
 
 _POOL: tuple[int, ThreadPoolExecutor] | None = None
@@ -106,7 +132,7 @@ def _pool() -> ThreadPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None or _POOL[0] != os.getpid():
-            _POOL = (os.getpid(), ThreadPoolExecutor(max(1, _cores() - 1),
+            _POOL = (os.getpid(), ThreadPoolExecutor(max(1, _affinity() - 1),
                                                      thread_name_prefix="explorer-kernel"))
         return _POOL[1]
 

@@ -101,3 +101,26 @@ def test_an_address_without_a_scheduler_is_a_clear_error(dataset, monkeypatch):
     # dask computation in this process would wait on it)
     default = getattr(get_scheduler(), "__self__", None)
     assert default is None or default.status == "running"
+
+
+def test_kernels_share_the_cores_with_a_workers_threads(cluster, monkeypatch):
+    """A sparse Xᵀs splits over the cores it may use; in a dask.distributed worker those are
+    shared: worker processes get OMP_NUM_THREADS=1 from their nanny, and the threads of one
+    worker run tasks side by side, so each kernel call uses cores ÷ threads (1 here), not
+    every core on top of the worker's own threads."""
+    from distributed import Client, LocalCluster
+
+    import explorer.kernels as kernels
+
+    affinity = kernels._affinity()
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert kernels._cores() == affinity
+    assert cluster.run(lambda: __import__("explorer.kernels").kernels._cores()) == \
+        dict.fromkeys(cluster.scheduler_info()["workers"], 1)
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                      dashboard_address=":0") as local, Client(local) as client:
+        threads = client.submit(lambda: __import__("explorer.kernels").kernels._cores(),
+                                pure=False).result()
+    assert threads == max(1, affinity // 2)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert kernels._cores() == 1

@@ -269,7 +269,7 @@ def top_k(scores: np.ndarray, k: int, excluded: np.ndarray | None = None
     k = int(k)
     if k <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    count, kth = _numba.kth_largest(scores, k, np.empty(k))
+    count, kth = _numba.kth_largest(scores, k, np.empty(k), np.zeros(k, dtype=np.int64))
     k = min(k, int(count))
     if k <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)

@@ -125,6 +125,18 @@ def _sift_down(vals, idx, start, size):
 
 
 @nb.njit(**_JIT)
+def _sift_up(vals, idx, pos):
+    while pos > 0:
+        parent = (pos - 1) // 2
+        if vals[pos] < vals[parent]:
+            vals[pos], vals[parent] = vals[parent], vals[pos]
+            idx[pos], idx[parent] = idx[parent], idx[pos]
+            pos = parent
+        else:
+            break
+
+
+@nb.njit(**_JIT)
 def heap_push_block(heap_vals, heap_idx, size, scores, offset, excluded):
     """Stream ``scores`` (candidate ids ``offset + t``) into a min-heap holding the k largest.
 
@@ -141,20 +153,11 @@ def heap_push_block(heap_vals, heap_idx, size, scores, offset, excluded):
         v = scores[t]
         if v != v:  # NaN never enters
             continue
-        if size < k:
-            # insert at the end and sift up
-            pos = size
-            heap_vals[pos] = v
-            heap_idx[pos] = cid
+        if size < k:  # insert at the end and sift up
+            heap_vals[size] = v
+            heap_idx[size] = cid
             size += 1
-            while pos > 0:
-                parent = (pos - 1) // 2
-                if heap_vals[pos] < heap_vals[parent]:
-                    heap_vals[pos], heap_vals[parent] = heap_vals[parent], heap_vals[pos]
-                    heap_idx[pos], heap_idx[parent] = heap_idx[parent], heap_idx[pos]
-                    pos = parent
-                else:
-                    break
+            _sift_up(heap_vals, heap_idx, size - 1)
         elif v > heap_vals[0]:
             heap_vals[0] = v
             heap_idx[0] = cid
@@ -163,10 +166,10 @@ def heap_push_block(heap_vals, heap_idx, size, scores, offset, excluded):
 
 
 @nb.njit(**_JIT)
-def kth_largest(scores, k, heap):
+def kth_largest(scores, k, heap, slots):
     """(number of scores above −inf, the k-th largest of them) in one pass: a min-heap of
-    values (``heap``, capacity k). NaN and −inf never count; with fewer than k counted the
-    smallest counted value is returned."""
+    values (``heap``, capacity k; ``slots`` its unused position scratch). NaN and −inf never
+    count; with fewer than k counted the smallest counted value is returned."""
     size = 0
     count = 0
     for t in range(scores.shape[0]):
@@ -175,30 +178,12 @@ def kth_largest(scores, k, heap):
             continue
         count += 1
         if size < k:
-            pos = size
-            heap[pos] = v
+            heap[size] = v
             size += 1
-            while pos > 0:
-                parent = (pos - 1) // 2
-                if heap[pos] < heap[parent]:
-                    heap[pos], heap[parent] = heap[parent], heap[pos]
-                    pos = parent
-                else:
-                    break
+            _sift_up(heap, slots, size - 1)
         elif v > heap[0]:
             heap[0] = v
-            pos = 0
-            while True:
-                child = 2 * pos + 1
-                if child >= size:
-                    break
-                if child + 1 < size and heap[child + 1] < heap[child]:
-                    child += 1
-                if heap[child] < heap[pos]:
-                    heap[pos], heap[child] = heap[child], heap[pos]
-                    pos = child
-                else:
-                    break
+            _sift_down(heap, slots, 0, size)
     return count, (heap[0] if size else -np.inf)
 
 

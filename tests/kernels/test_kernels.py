@@ -177,6 +177,14 @@ def test_take_columns_matches_dense_indexing(monkeypatch, threads, dtype):
     twice = np.array([3, 11, 3])
     np.testing.assert_array_equal(take_columns(X, twice).toarray(), dense[:, twice])
     assert take_columns(X, np.zeros(0, dtype=np.int64)).shape == (400, 0)
+    # negative ids count from the end (as in numpy and scipy); out of range is an error
+    np.testing.assert_array_equal(take_columns(X, np.array([-1, 3])).toarray(),
+                                  dense[:, [2999, 3]])
+    for bad in ([3000], [2, -3001]):
+        with pytest.raises(IndexError, match="out of range for X's 3000 columns"):
+            take_columns(X, np.array(bad))
+    with pytest.raises(ValueError, match="one value per column"):
+        take_columns(X, np.array([1, 2]), np.ones(3))
 
 
 def test_poly2_block_kernel_matches_reference():

@@ -656,7 +656,9 @@ def _columns_dot(X, cols, count, r, g):
         q += 1
 
 
-@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})  # SIMD sums, IEEE otherwise
+# SIMD sums, IEEE otherwise; numpy's error model: a division is not checked for a zero
+# divisor (none can be zero here), which is what lets the per-example loops vectorise
+@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
 def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, b, eta,
                     ridge, fit_intercept, schedule, e0, budget, first, compact_at, stop,
                     loss_out, beta_out, alive_out, b_out):
@@ -726,13 +728,14 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
             for i0 in range(0, n, 256):
                 product = 1.0
                 for i in range(i0, min(n, i0 + 256)):
-                    z = y[i] * f[i]
-                    e = r[i]
-                    product *= 1.0 + e
-                    total -= min(z, 0.0)
-                    r[i] = -weight * y[i] * (1.0 if z < 0 else e) / (1.0 + e)
-                    rsum += r[i]
+                    product *= 1.0 + r[i]
                 total += np.log(product)
+            for i in range(n):
+                z = y[i] * f[i]
+                e = r[i]
+                total -= min(z, 0.0)
+                r[i] = -weight * y[i] * (1.0 if z < 0 else e) / (1.0 + e)
+                rsum += r[i]
         else:
             for i in range(n):
                 if code == 4:

@@ -137,6 +137,20 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL[1]
 
 
+def total(values: np.ndarray) -> float:
+    """The float64 sum of a contiguous float array's entries (NaN or ±inf if any is), split
+    over the cores once it has ``PART_NNZ`` entries per thread. It runs in this module's
+    threads, not BLAS's: OpenBLAS's threads spin for a while after each call, a second core
+    kept busy through the rest of a fit that may not use BLAS at all (FSA's compiled steps)."""
+    flat = values.reshape(-1, order="A")
+    parts = min(_cores(), max(1, flat.size // PART_NNZ))
+    cuts = np.linspace(0, flat.size, parts + 1).astype(np.int64).tolist()
+    bounds = list(zip(cuts[:-1], cuts[1:]))
+    if parts == 1:
+        return float(_numba.flat_sum(flat, 0, flat.size))
+    return float(sum(_in_threads(lambda a, b: _numba.flat_sum(flat, a, b), bounds)))
+
+
 def column_sums(X) -> tuple[np.ndarray, np.ndarray]:
     """Column sums and sums of squares of a dense, CSR or CSC X, as float64, in one pass
     (sparse stays sparse; a dense X is read once in its own memory order)."""

@@ -36,6 +36,16 @@ def csc_xts(data, indices, indptr, s, out, start, stop):
 
 
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
+def flat_sum(values, start, stop):
+    """Σ values[start:stop] in float64 (SIMD partial sums); NaN or ±inf if any entry is."""
+    part = values[start:stop]  # indices from 0: no wrap-around test, the loop vectorises
+    total = 0.0
+    for i in range(part.shape[0]):
+        total += np.float64(part[i])
+    return total
+
+
+@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
 def dense_column_sums(X, row_major, sums, sq):
     """sums[j] = Σ_i X_ij and sq[j] = Σ_i X_ij² in one pass over a dense X (float64
     accumulators whatever X's precision), in X's own memory order."""

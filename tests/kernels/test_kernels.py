@@ -50,6 +50,30 @@ def test_sparse_xts_refuses_a_signal_of_the_wrong_length(layout):
             xts(X, s)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_total_is_the_float64_sum_and_carries_any_nan_or_inf(monkeypatch, threads, dtype,
+                                                             order):
+    # the finiteness check of every fit: split over threads, any part's NaN/inf must reach
+    # the result, float32 entries are summed in float64
+    import explorer.kernels as kernels
+
+    monkeypatch.setattr(kernels, "PART_NNZ", 50)
+    monkeypatch.setattr(kernels, "_cores", lambda: threads)
+    X = np.asarray(np.random.default_rng(0).normal(size=(37, 11)), dtype=dtype, order=order)
+    expected = float(X.astype(np.float64).sum())
+    assert kernels.total(X) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert kernels.total(X[:0]) == 0.0
+    big = np.full((4, 3), np.finfo(np.float32).max, dtype=dtype, order=order)
+    assert kernels.total(big) == pytest.approx(12 * float(np.finfo(np.float32).max))
+    for (i, j), bad in zip([(0, 0), (36, 10), (18, 5)], [np.nan, np.inf, -np.inf]):
+        Y = X.copy(order=order)
+        Y[i, j] = bad
+        got = kernels.total(Y)
+        assert np.isnan(got) if np.isnan(bad) else got == bad
+
+
 def test_kernel_threads_are_remade_in_a_forked_child(monkeypatch):
     import explorer.kernels as kernels
 

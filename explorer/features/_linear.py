@@ -104,12 +104,14 @@ class LinearSpace(FeatureSpace):
     def feature_scores(self, s: np.ndarray) -> np.ndarray:
         """v = λ ⊙ Xᵀs (one pass over X)."""
         self.passes += 1
-        return self.lam * xts(self.X, s)
+        v = xts(self.X, s)
+        v *= self.lam  # in place: a text space's score vectors are 10 MB each
+        return v
 
     def scores(self, s: np.ndarray) -> np.ndarray:
         v = self.feature_scores(s)
         if self.groups is None:
-            return v * v
+            return np.multiply(v, v, out=v)
         return self.groups.sumsq(v, self.group_weights)
 
     def top(self, s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

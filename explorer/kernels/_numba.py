@@ -45,6 +45,26 @@ def flat_sum(values, start, stop):
     return total
 
 
+@nb.njit(**_JIT)
+def csr_weighted_gram(data, indices, indptr, d, G, v):
+    """G = AᵀDA and v = Aᵀd for a CSR A with sorted rows and D = diag(d), one pass over the
+    rows (work Σ_i nnz_i², not a sparse product's symbolic pass and temporaries). Each sum
+    runs over the rows in order, as scipy's CSR product computes (x_ij·(x_il·d_i)), so both
+    give the same matrix to the last bit (G is not symmetrised: G[j, l] and G[l, j] differ in
+    rounding there too)."""
+    G[:, :] = 0.0
+    v[:] = 0.0
+    for i in range(indptr.shape[0] - 1):
+        di = d[i]
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            xij = data[p]
+            v[j] += xij * di
+            for q in range(indptr[i], indptr[i + 1]):
+                G[j, indices[q]] += xij * (data[q] * di)
+    return G, v
+
+
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
 def dense_column_sums(X, row_major, sums, sq):
     """sums[j] = Σ_i X_ij and sq[j] = Σ_i X_ij² in one pass over a dense X (float64

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
+from ..kernels import weighted_gram
 from .apg import SolverResult
 from .l12 import L12Problem
 from .refine import curvature_weights
@@ -204,8 +205,7 @@ def _hessian(cache, d: np.ndarray, intercept: bool) -> np.ndarray:
     A = cache.matrix()
     W = cache.width
     if sp.issparse(A):
-        G = np.asarray((A.T @ A.multiply(d[:, None])).todense())
-        v = np.asarray(A.T @ d).ravel()
+        G, v = weighted_gram(A, d)
         if cache.center:
             mu, s = cache.means, float(d.sum())
             G = G - np.outer(mu, v) - np.outer(v, mu) + s * np.outer(mu, mu)

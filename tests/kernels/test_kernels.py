@@ -74,6 +74,35 @@ def test_total_is_the_float64_sum_and_carries_any_nan_or_inf(monkeypatch, thread
         assert np.isnan(got) if np.isnan(bad) else got == bad
 
 
+@pytest.mark.parametrize("layout", ["csr", "csc", "unsorted"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_weighted_gram_is_the_sparse_hessian(layout, dtype):
+    # Newton's AᵀDA and Aᵀd on a sparse cache: the dense reference to rounding, and scipy's
+    # sparse product to the last bit (a sparse fit's Newton steps do not move); empty rows and
+    # an empty column included
+    from explorer.kernels import weighted_gram
+
+    A = sp.random(300, 12, density=0.2, random_state=4, format="csr", dtype=np.float64)
+    A = sp.csr_matrix(A.multiply(np.arange(300)[:, None] % 5 != 0))
+    A = sp.csr_matrix(A.multiply(np.arange(12)[None, :] != 7)).astype(dtype)
+    d = np.random.default_rng(5).random(300)
+    if layout == "csc":
+        A = A.tocsc()
+    elif layout == "unsorted":
+        order = np.concatenate([np.arange(a, b)[::-1] for a, b in zip(A.indptr, A.indptr[1:])])
+        A = sp.csr_matrix((A.data[order], A.indices[order], A.indptr), shape=A.shape)
+        assert not A.has_sorted_indices  # the same matrix, each row's indices reversed
+    G, v = weighted_gram(A, d)
+    dense = A.toarray().astype(np.float64)
+    np.testing.assert_allclose(G, dense.T @ (d[:, None] * dense), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(v, dense.T @ d, rtol=1e-12, atol=1e-12)
+    assert not G[7].any() and not G[:, 7].any() and v[7] == 0.0
+    C = A.tocsc().astype(np.float64)
+    np.testing.assert_array_equal(G, np.asarray((C.T @ C.multiply(d[:, None])).todense()))
+    with pytest.raises(ValueError, match="one weight per row"):
+        weighted_gram(A, d[:-1])
+
+
 def test_kernel_threads_are_remade_in_a_forked_child(monkeypatch):
     import explorer.kernels as kernels
 

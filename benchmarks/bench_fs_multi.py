@@ -8,7 +8,8 @@ Sections (``--only``):
   search    time of the most-violated-labeling search: sorted O(n log n) versus Joachims'
             O(n_pos·n_neg) grid, n = 10³ … 10⁵.
 
-Run: ``.venv/bin/python benchmarks/bench_fs_multi.py`` (``--quick`` for a smoke run).
+Run: ``.venv/bin/python benchmarks/bench_fs_multi.py`` (``--quick`` for a smoke run; ``--data
+digits9,text`` for some of the curves' data sets, saved as ``fs_multi-digits9+text.md``).
 """
 
 from __future__ import annotations
@@ -33,14 +34,18 @@ def _scores(est, X, y):
             M.recall_at_k(y, s, pos_label=pos))
 
 
-def _problems(quick):
-    digits9 = make("digits-9vr").split(test_size=0.3, seed=0)
-    text = make("text-like", n_samples=1000 if quick else 2000,
-                n_features=3000 if quick else 10000, seed=0)
-    digits = make("digits").split(test_size=0.3, seed=0)
-    out = [("digits 9-vs-rest", digits9), ("text-like 5%", text)]
-    if not quick:
-        out.append(("digits 10-class (macro)", digits))
+DATA = ("digits9", "text", "digits10")
+
+
+def _problems(quick, data=DATA):
+    out = []
+    if "digits9" in data:
+        out.append(("digits 9-vs-rest", make("digits-9vr").split(test_size=0.3, seed=0)))
+    if "text" in data:
+        out.append(("text-like 5%", make("text-like", n_samples=1000 if quick else 2000,
+                                          n_features=3000 if quick else 10000, seed=0)))
+    if "digits10" in data and not quick:
+        out.append(("digits 10-class (macro)", make("digits").split(test_size=0.3, seed=0)))
     return out
 
 
@@ -62,7 +67,7 @@ def _choose_C(ds, measure, B, quick):
 
 def section_curves(args, tables):
     Bs = [2, 5, 10] if args.quick else [2, 5, 10, 20, 40]
-    for name, ds in _problems(args.quick):
+    for name, ds in _problems(args.quick, args.data.split(",")):
         n = ds.n_samples
         methods = [("FS-F1", "f1"), ("FS-PRBEP", "prbep"), ("FS-Rec@2p", "rec@k"),
                    ("FS-hamming", "hamming")]
@@ -104,8 +109,22 @@ def section_search(args, tables):
     tables.append(table)
 
 
+def _data_option(p):
+    p.add_argument("--data", default=",".join(DATA),
+                   help=f"comma-separated data sets of the curves ({', '.join(DATA)})")
+
+
 def main():
-    run("fs_multi", __doc__, [("search", section_search), ("curves", section_curves)])
+    import sys
+
+    data = next((a.split("=", 1)[1] if "=" in a else sys.argv[i + 2]
+                 for i, a in enumerate(sys.argv[1:]) if a.startswith("--data")), None)
+    unknown = set((data or "").split(",")) - set(DATA) - {""}
+    if unknown:
+        raise SystemExit(f"--data: unknown data sets {sorted(unknown)}; known: {DATA}")
+    name = "fs_multi" if data is None else "fs_multi-" + data.replace(",", "+")
+    run(name, __doc__, [("search", section_search), ("curves", section_curves)],
+        add_arguments=_data_option)
 
 
 if __name__ == "__main__":

@@ -305,6 +305,10 @@ class L12Master(CachedMaster):
         self._measure = np.inf  # the previous master's certificate says nothing of this one
 
     def solve(self, stopping: Stopping | None = None) -> MasterSolution:
+        """Solve the current master to ``stopping`` (None: the coarse rule of the masters that
+        only choose the next block) by APG; a sparse coarse master whose APG crawls
+        (``APG_CRAWL`` steps without its certificate) goes on by proximal Newton, and so do the
+        fit's later coarse masters at once: the same scaling makes them crawl too."""
         if stopping is None and self.cache.sparse and prox_newton.usable(self.cache):
             if self.newton_coarse:
                 return self._solve_newton(self._stopping(coarse=True))
@@ -366,7 +370,7 @@ class L12Master(CachedMaster):
         return self.solve(final)
 
     def _solve_newton(self, stopping: Stopping) -> MasterSolution:
-        """The last master by proximal Newton (narrow masters: exact whatever the scaling)."""
+        """The master by proximal Newton (narrow masters: exact whatever the scaling)."""
         problem = L12Problem(self.cache, self.y, self.loss, self.C,
                              fit_intercept=self.fit_intercept, compiled=False)
         shift = float(self.cache.means @ self.coef) if self.coef.size else 0.0

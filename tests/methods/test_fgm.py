@@ -128,6 +128,20 @@ def test_sparse_equals_dense(layout, dtype, easy_sparse):
     assert sp.issparse(other.transform(as_layout(X, layout, dtype)))
 
 
+def test_sparse_counts_whose_masters_crawl_give_the_dense_model():
+    """The same counts stored dense and sparse go through the same solvers: here the coarse
+    masters crawl under APG (> 100 steps), where a solver chosen by the storage (a Newton
+    switch for sparse caches only, tried once) gave 49 features against the dense 30."""
+    from explorer.data import make_sparse_wide
+
+    ds = make_sparse_wide(1500, 10000, nnz_per_row=200, seed=0)
+    sparse = FGM(B=10).fit(ds.X, ds.y)
+    assert max(r.inner_steps for r in sparse.history_) > 100  # the case this test is about
+    dense = FGM(B=10).fit(ds.X.toarray(), ds.y)
+    np.testing.assert_array_equal(sparse.get_support(), dense.get_support())
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-9)
+
+
 def test_finds_the_planted_features(easy_sparse):
     X, y = easy_sparse
     fgm = FGM(B=5).fit(X, y)

@@ -75,3 +75,39 @@ def test_recall_at_k_brute_force_small():
             continue
         k = 2 * y.sum()
         assert M.recall_at_k(y, s) == pytest.approx(y[:k].sum() / y.sum())
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_gaussian_sign_accuracy_matches_sampling_the_design(case):
+    # independent reference: 2 million draws of the design x ~ N(0, I), y = sign(xᵀw)
+    rng = np.random.default_rng(case)
+    w = rng.uniform(0, 1, 6) * (rng.random(6) < 0.7)
+    w[0] = 1.0
+    coef = [w + rng.normal(0, 0.6, 6), rng.normal(0, 1, 6), -w, 3 * w, w * [1, 0, 0, 0, 0, 0]][case]
+    intercept = [0.3, -0.8, 0.1, 1.5, 0.0][case]
+    hits = total = 0
+    for _ in range(4):
+        x = rng.standard_normal((500_000, 6))
+        y = np.where(x @ w >= 0, 1, -1)
+        hits += int(np.sum(np.where(x @ coef + intercept > 0, 1, -1) == y))
+        total += x.shape[0]
+    sampled = hits / total
+    exact = M.gaussian_sign_accuracy(coef, intercept, w)
+    assert abs(exact - sampled) < 4 * np.sqrt(sampled * (1 - sampled) / total) + 1e-4
+
+
+def test_gaussian_sign_accuracy_closed_forms_and_bad_input():
+    rng = np.random.default_rng(1)
+    w, v = rng.normal(size=8), rng.normal(size=8)
+    rho = v @ w / np.linalg.norm(v) / np.linalg.norm(w)
+    assert M.gaussian_sign_accuracy(v, 0.0, w) == pytest.approx(1 - np.arccos(rho) / np.pi,
+                                                                 abs=1e-9)
+    assert M.gaussian_sign_accuracy(w, 0.0, w) == pytest.approx(1.0)
+    assert M.gaussian_sign_accuracy(-w, 0.0, w) == pytest.approx(0.0, abs=1e-12)
+    assert M.gaussian_sign_accuracy(np.zeros(8), 2.0, w) == 0.5
+    with pytest.raises(ValueError, match="match"):
+        M.gaussian_sign_accuracy(v[:3], 0.0, w)
+    with pytest.raises(ValueError, match="finite"):
+        M.gaussian_sign_accuracy(v, np.nan, w)
+    with pytest.raises(ValueError, match="zero"):
+        M.gaussian_sign_accuracy(v, 0.0, np.zeros(8))

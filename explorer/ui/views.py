@@ -18,7 +18,6 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 import panel as pn
-import param
 from holoviews.streams import Buffer, Pipe
 
 from .. import viz
@@ -38,6 +37,18 @@ def _ensure_backend() -> None:
 
 def _empty(columns):
     return pd.DataFrame({c: np.array([], dtype=float) for c in columns})
+
+
+def _whole(draw):
+    """``draw`` for a Buffer stream's DynamicMap, always redrawn from all the buffer's rows.
+    An element holding the buffer's own DataFrame makes HoloViews *stream* each send: it
+    appends the last sent-row-count points of the element's glyph data to the browser's
+    source. That is wrong wherever a row is not one point (the upper bound's steps-post
+    line has 2n − 1: its line lost its first half) and after an emptied buffer (the previous
+    fit's rows stayed). A shallow copy is another object, so each update is a whole one."""
+    def whole(data):
+        return draw(data.copy(deep=False))
+    return whole
 
 
 class ConvergenceView(pn.viewable.Viewer):
@@ -97,20 +108,21 @@ class ConvergenceView(pn.viewable.Viewer):
                 items.append(viz.outer_marks(data))
             return hv.Overlay(items)
 
-        plot = hv.DynamicMap(objective, streams=[self._conv])
+        plot = hv.DynamicMap(_whole(objective), streams=[self._conv])
         if bounds:
-            plot = plot * hv.DynamicMap(viz.upper_steps, streams=[self._bounds])
+            plot = plot * hv.DynamicMap(_whole(viz.upper_steps), streams=[self._bounds])
         legend = inner or bounds
         self.objective_pane.object = plot.opts(hv.opts.Overlay(
             title="objective per inner step" if inner else "objective per iteration",
             responsive=True, height=h, show_legend=legend, legend_position="top_right",
             show_grid=True))
-        self.bounds_pane.object = hv.DynamicMap(viz.gap_curve, streams=[self._bounds]).opts(
+        self.bounds_pane.object = hv.DynamicMap(_whole(viz.gap_curve),
+                                                streams=[self._bounds]).opts(
             hv.opts.Overlay(title="certified gap (log scale)", responsive=True, height=h,
                             show_legend=False, show_grid=True))
         self.bounds_box.visible = bool(bounds)
         self.kept_pane.object = hv.DynamicMap(
-            lambda data: viz.kept_curve(data, schedule), streams=[self._kept]).opts(
+            _whole(lambda data: viz.kept_curve(data, schedule)), streams=[self._kept]).opts(
             hv.opts.Overlay(title="selected features per iteration", responsive=True,
                             height=h, show_legend=bool(schedule),
                             legend_position="top_right", show_grid=True))
@@ -127,28 +139,22 @@ class ConvergenceView(pn.viewable.Viewer):
         self.replace([])
 
     def replace(self, records) -> None:
-        """Start over with ``records`` (one plot update per stream, not a clear and a send)."""
+        """Start over with ``records``: each stream is cleared (a plot update of its own),
+        then sent the new rows. Emptying a buffer without a send is not enough: the next
+        send would be *streamed* into the browser's data source, appended to the previous
+        fit's rows, and the plots would draw both fits."""
         self._step = self._first
         for buf in (self._conv, self._bounds, self._kept):
             if len(buf.data):
-                with param.edit_constant(buf):
-                    buf.data = buf.data.iloc[:0]
-                buf._empty = True
-            else:
-                buf._empty = False
-        self.push(records, force=True)
+                buf.clear()
+        self.push(records)
 
-    def push(self, records, force: bool = False) -> None:
+    def push(self, records) -> None:
         """Append the rows of new records to the streams (each stream updates once)."""
         conv, bounds, kept, self._step = viz.convergence_frames(records, self._step)
-        for buf, frame, columns in ((self._conv, conv, viz.CONVERGENCE_COLUMNS),
-                                    (self._bounds, bounds, viz.BOUNDS_COLUMNS),
-                                    (self._kept, kept, viz.KEPT_COLUMNS)):
+        for buf, frame in ((self._conv, conv), (self._bounds, bounds), (self._kept, kept)):
             if len(frame):
                 buf.send(frame)
-            elif force and getattr(buf, "_empty", False):
-                buf.send(_empty(columns))  # show the emptied plot
-            buf._empty = False
 
     @property
     def n_points(self) -> int:

@@ -247,6 +247,40 @@ def test_a_refinement_is_drawn_apart_from_the_path(page: Page, server, server_lo
     shot(page)
 
 
+def test_a_refit_draws_the_new_fit_only(page: Page, server, server_log, shot):
+    """One setting → one result on screen: after a parameter change the plots hold the new
+    fit's records only — the browser's data sources, not only the server's buffers (the
+    previous fit's points used to stay, appended before the new ones) — and the upper bound
+    is one step line over every outer iteration."""
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    before = settled_status(page)
+    page.locator(".param-loss select").select_option("logistic")
+    line = wait_for(lambda: (lambda s: s if s != before and "done" in s else None)(
+        status(page)))
+    n = int(re.search(r"iteration (\d+)", line).group(1))
+    selected = int(re.search(r"Selected: (\d+)", line).group(1))
+
+    def kept():
+        fig = page.evaluate(FIGURE, "selected features per iteration")
+        rows = [g["cols"] for g in (fig or {}).get("glyphs", []) if g["type"] == "Line"]
+        return rows if rows and all(len(r["iteration"]) == n for r in rows) else None
+
+    for cols in wait_for(kept):
+        assert cols["iteration"] == list(range(1, n + 1))
+        assert cols["n_selected"][-1] == selected
+    fig = figure(page, "certified gap")
+    for glyph in fig["glyphs"]:
+        outer = glyph["cols"].get("outer", [])
+        assert outer == sorted(set(outer)) and len(outer) <= n
+    fig = figure(page, "objective per inner step")
+    upper = [g["cols"] for g in fig["glyphs"] if g["type"] == "Line" and "upper" in g["cols"]]
+    assert len(upper) == 1
+    steps = upper[0]["step"]
+    assert steps == sorted(steps) and len(steps) == 2 * len(set(steps)) - 1
+    assert_clean_log(server_log)
+    shot(page)
+
+
 @pytest.mark.parametrize("B, points", [(64, 1), (10, 4)])
 def test_the_gap_plot_shows_every_gap_on_whole_decades(page: Page, server, shot, B, points):
     """The certified gap's log axis spans whole decades around every point, off its edges: a

@@ -80,6 +80,57 @@ def test_convergence_view_streams_into_its_plots(fgm_fit):
     assert view.n_points == 0
 
 
+def _drawn(root) -> list[tuple[str, dict]]:
+    """Every glyph's data as drawn: (glyph type, column → values), in a stable order."""
+    out = []
+    for renderer in root.select({"type": GlyphRenderer}):
+        data = renderer.data_source.data
+        out.append((type(renderer.glyph).__name__,
+                    {key: np.asarray(data[key]).tolist() for key in sorted(data)}))
+    return sorted(out, key=repr)
+
+
+@pytest.mark.parametrize("first_loss", ["squared_hinge", "logistic"])
+def test_a_refit_draws_only_the_new_fit(fgm_fit, first_loss):
+    """One setting → one result: after a refit (the app's replace at each new fit), and
+    while a fit streams in record by record, every plot holds exactly the rows of that fit's
+    records. HoloViews streams a Buffer's sends into the browser's source when an element
+    holds the buffer's own data: after an emptied buffer the previous fit's rows stayed (the
+    selected-features and gap plots drew both fits), and the upper bound's steps-post line
+    (2n − 1 points for n records) kept only its last n points."""
+    ds, _ = fgm_fit
+    old = FGM(B=5, loss=first_loss).fit(ds.X, ds.y).history_
+    new = FGM(B=3, loss="logistic").fit(ds.X, ds.y).history_
+    assert len(old) != len(new)
+
+    def view_root():
+        view = ConvergenceView()
+        view.configure_for(FGM)
+        return view, pn.panel(view).get_root()
+
+    refit, refit_root = view_root()
+    refit.replace(old)
+    refit.replace(new)
+    streamed, streamed_root = view_root()
+    streamed.replace(old)
+    streamed.replace(new[:1])
+    for record in new[1:]:
+        streamed.push([record])
+    once, once_root = view_root()
+    once.replace(new)
+    drawn = _drawn(once_root)
+    assert _drawn(refit_root) == drawn and _drawn(streamed_root) == drawn
+    # and what is drawn is the records', independently of the views
+    kept = [cols for _, cols in drawn if "n_selected" in cols]
+    assert kept and all(cols["n_selected"] == [r.n_selected for r in new] for cols in kept)
+    _, bounds, _, _ = viz.convergence_frames(new)
+    upper = [cols for glyph, cols in drawn if glyph == "Line" and "upper" in cols
+             and "step" in cols]
+    assert len(upper) == 1 and len(upper[0]["upper"]) == 2 * len(bounds) - 1
+    assert upper[0]["upper"][::2] == bounds["upper"].tolist()
+    assert upper[0]["step"][0] == bounds["step"].iloc[0]
+
+
 def test_convergence_view_of_a_fitted_estimator_hides_absent_bounds(fsa_fit):
     _, est = fsa_fit
     view = ConvergenceView(estimator=est)

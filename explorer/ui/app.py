@@ -375,13 +375,15 @@ class ExplorerApp(pn.viewable.Viewer):
                 self.convergence.replace(carried.records)
             else:
                 self.convergence.push(carried.records)
+            if self._map_dirty and not self.state.running:
+                # the fit's last curves: its map goes with them, not a budget's wait later
+                # (the previous fit's map stayed 3–5 s beside the new fit's "done")
+                self._draw_map()
             DRAWING.spent(now)
         elif self._map_dirty and self._carried is None and not news and DRAWING.ready(now) and \
                 now - self._last_map > MAP_EVERY_S:
             # the map is the slowest view: after the curves, at most every 0.25 s
-            self.sparsity.show(self.state.records, self.state.data)
-            self._last_map = time.perf_counter()
-            self._map_dirty = False
+            self._draw_map()
             DRAWING.spent(now)
         if update.reset or update.records:
             self._carried = update if self._carried is None or update.reset else \
@@ -394,6 +396,11 @@ class ExplorerApp(pn.viewable.Viewer):
                 self._maybe_sweep()
         if update.sweep_reset or update.sweep_rows:
             self.accuracy.show(self.state.sweep_frame, self.state.metric)
+
+    def _draw_map(self) -> None:
+        self.sparsity.show(self.state.records, self.state.data)
+        self._last_map = time.perf_counter()
+        self._map_dirty = False
 
     def _accuracy_visible(self) -> bool:
         return self.tabs is not None and self.tabs.active == 1

@@ -18,6 +18,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 import panel as pn
+import param
 from holoviews.streams import Buffer, Pipe
 
 from .. import viz
@@ -139,15 +140,20 @@ class ConvergenceView(pn.viewable.Viewer):
         self.replace([])
 
     def replace(self, records) -> None:
-        """Start over with ``records``: each stream is cleared (a plot update of its own),
-        then sent the new rows. Emptying a buffer without a send is not enough: the next
-        send would be *streamed* into the browser's data source, appended to the previous
-        fit's rows, and the plots would draw both fits."""
+        """Start over with ``records``: one update per stream, its whole new rows (an emptied
+        stream is sent its empty frame, so the plot shows it emptied)."""
         self._step = self._first
-        for buf in (self._conv, self._bounds, self._kept):
-            if len(buf.data):
-                buf.clear()
-        self.push(records)
+        frames = viz.convergence_frames(records, self._step)
+        self._step = frames[3]
+        for buf, frame in zip((self._conv, self._bounds, self._kept), frames[:3]):
+            had_rows = len(buf.data) > 0
+            if had_rows:
+                with param.edit_constant(buf):
+                    buf.data = buf.data.iloc[:0]
+            if len(frame):
+                buf.send(frame)
+            elif had_rows:
+                buf.send(buf.data)  # its empty frame, with its columns
 
     def push(self, records) -> None:
         """Append the rows of new records to the streams (each stream updates once)."""

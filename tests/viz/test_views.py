@@ -275,3 +275,35 @@ def test_log_ranges_span_whole_decades_around_every_gap():
     assert decades([1e-12]) == (1e-13, 1e-11)      # a closed gap, at the plot's floor
     assert decades([1000.0]) == (100.0, 10000.0)   # a power of ten is not on an edge
     assert decades([7000.0, 3.0, 2.9]) == (1.0, 10000.0)
+
+
+def test_a_finished_fit_draws_its_map_with_its_last_curves():
+    """When a fit ends, the tick that draws its last curves draws its sparsity map too: the
+    map used to wait for the drawing budget, 2–5 s in which the page showed the new fit's
+    'done' and curves beside the previous fit's map."""
+    import time
+
+    from explorer.ui import app as app_module
+
+    app = ExplorerApp(dataset="digits-3v8")
+    app.state.live = False
+    pn.panel(app).get_root()
+    try:
+        for B in (5, 3):  # a first fit, then a refit whose map must not lag
+            app.state.set_param("B", B, refit=False)
+            assert app.state.run()
+            deadline = time.perf_counter() + 60
+            while True:
+                assert time.perf_counter() < deadline, "the fit's curves were never drawn"
+                app_module.DRAWING.next_free = 0.0  # other sessions' turns are not tested here
+                app._tick()
+                records = app.state.records
+                curves_done = not app.state.running and records and \
+                    len(app.convergence._kept.data) == len(records)
+                if curves_done:
+                    break
+                time.sleep(0.02)
+            drawn = app.sparsity._pipe.data["records"]
+            assert len(drawn) == len(records) and drawn[-1] is records[-1]
+    finally:
+        app.state.close()

@@ -94,6 +94,29 @@ def xts_pass_time(X, repeats: int = 5) -> float:
     return median_time(lambda: xts(X, s), repeats)[0]
 
 
+def in_passes(fn, X, rounds: int = 15, passes_per_round: int = 21):
+    """A fit measured in passes of Xᵀs over X, the unit timed beside each fit: each round
+    times ``passes_per_round`` passes (their median is that round's unit) and then one
+    ``fn()``. Returns (median fit seconds, median unit seconds, median of the per-round ratios,
+    last result). The unit measured once before the fits drifts with this host's load (0.09 to
+    0.19 ms for the same pass within an hour): a ratio taken within one round does not."""
+    from explorer.kernels import xts
+
+    s = np.random.default_rng(0).normal(size=X.shape[0])
+    xts(X, s)  # compile / warm caches
+    fits, units, ratios, result = [], [], [], None
+    for _ in range(max(1, rounds)):
+        unit = median_time(lambda: xts(X, s), passes_per_round)[0]
+        start = time.perf_counter()
+        result = fn()
+        elapsed = time.perf_counter() - start
+        fits.append(elapsed)
+        units.append(unit)
+        ratios.append(elapsed / unit)
+    return (statistics.median(fits), statistics.median(units), statistics.median(ratios),
+            result)
+
+
 def peak_rss_mb() -> float:
     """Peak resident memory of this process so far, in MiB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

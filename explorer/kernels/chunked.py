@@ -24,6 +24,7 @@ from contextlib import contextmanager, nullcontext
 import numpy as np
 import scipy.sparse as sp
 
+from .._errors import DataError
 from . import _numba, column_sums, top_k, xts
 
 POLL_SECONDS = 0.1
@@ -405,8 +406,6 @@ class ChunkedMatrix:
         """Non-finite products mean non-finite data: name the first bad entry."""
         if np.isfinite(values).all():
             return
-        from ..data import DataError
-
         where = self.first_bad()
         if where is None:  # finite data, overflowing products
             raise DataError("X's products overflow (values too large for its dtype)")
@@ -446,8 +445,6 @@ def _distributed_client():
 def as_chunked(X, *, what: str = "X") -> ChunkedMatrix:
     """Wrap a dask array as a :class:`ChunkedMatrix` after the checks that need no pass:
     two dimensions, numeric dtype (integers become float64 lazily)."""
-    from ..data import DataError
-
     if isinstance(X, ChunkedMatrix):
         return X
     if X.ndim != 2:

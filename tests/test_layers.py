@@ -1,0 +1,93 @@
+"""The package's layers (DESIGN.md): every import, lazy ones inside functions included, points
+down; the numerics never import Panel, HoloViews or Bokeh; the UI reaches solvers only through
+the methods' estimator contract."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import explorer
+
+PACKAGE = Path(explorer.__file__).parent
+
+# bottom to top; a unit imports only units of a lower rank (same-rank units stay independent)
+RANK = {"_errors": 0, "_params": 0, "texts": 0,
+        "kernels": 1, "metrics": 1, "viz": 1,
+        "data": 2, "features": 2,
+        "optim": 3,
+        "methods": 4,
+        "experiments": 5,
+        "ui": 6,
+        "cli": 7,
+        "__init__": 8}
+PLOTTING = {"panel", "holoviews", "bokeh"}
+MAY_PLOT = {"viz", "ui", "cli"}
+UI_REACHES = {"_params", "texts", "metrics", "viz", "data", "methods", "experiments"}
+
+
+def _unit(module: str) -> str:
+    """``explorer.optim.l12`` → ``optim``; the package itself → ``__init__``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(path: Path):
+    """(module of ``path``, every module it imports) with relative imports resolved."""
+    rel = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    module = ".".join(rel[:-1] if rel[-1] == "__init__" else rel)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            found += [target] if node.module else [f"{target}.{a.name}" for a in node.names]
+    return module, found
+
+
+def _edges():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module, targets = _imports(path)
+        for target in targets:
+            yield module, target
+
+
+def test_every_unit_has_a_layer():
+    units = {_unit(module) for module, _ in _edges()}
+    assert units <= set(RANK), f"place these in RANK: {sorted(units - set(RANK))}"
+
+
+def test_imports_point_down():
+    upward = [(module, target) for module, target in _edges()
+              if target.startswith("explorer") and _unit(target) != _unit(module)
+              and RANK[_unit(target)] >= RANK[_unit(module)]]
+    assert not upward, f"imports that do not point down: {upward}"
+
+
+def test_numerics_never_import_the_plotting_stack():
+    plotting = [(module, target) for module, target in _edges()
+                if target.split(".")[0] in PLOTTING and _unit(module) not in MAY_PLOT]
+    assert not plotting, plotting
+
+
+def test_the_ui_reaches_solvers_only_through_the_methods():
+    direct = [(module, target) for module, target in _edges()
+              if _unit(module) == "ui" and target.startswith("explorer.")
+              and _unit(target) not in UI_REACHES | {"ui"}]
+    assert not direct, direct
+
+
+def test_the_import_reader_sees_lazy_and_relative_imports():
+    """The checks above are only as good as the reader: a function-level relative import in
+    the kernels (the kind that ran upwards before) must be seen and resolved."""
+    module, targets = _imports(PACKAGE / "kernels" / "chunked.py")
+    assert module == "explorer.kernels.chunked"
+    assert "explorer._errors" in targets and "explorer.kernels._numba" in targets
+    _, lazy = _imports(PACKAGE / "optim" / "l12.py")  # imports the kernels inside a method
+    assert "explorer.kernels._numba" in lazy

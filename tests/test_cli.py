@@ -50,6 +50,7 @@ def test_default_serve_is_local_and_share_names_its_origins():
     assert "*" not in shared
 
 
+@pytest.mark.slow
 def test_share_listens_everywhere_behind_a_login(tmp_path):
     password = tmp_path / "password"
     password.write_text("correct horse battery\n")

@@ -11,6 +11,7 @@ from nbclient import NotebookClient
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.ipynb")), ids=lambda p: p.name)
 def test_example_notebook_executes(path, tmp_path):
     nb = nbformat.read(path, as_version=4)

@@ -298,6 +298,7 @@ def test_an_empty_model_says_why_and_what_to_change():
     assert "raise B or C" in text and "Stopped" in text
 
 
+@pytest.mark.slow
 def test_recall_at_k_learns_a_ranking_not_a_shift():
     """Rec@k's labelings have k = 2·#positives predicted positives, so an uncentred cut
     rewards lowering every score alike; before centring this fit stopped at a training risk

@@ -55,12 +55,14 @@ def test_a_killed_worker_is_retried_and_the_sweep_completes(cluster, dataset):
     assert pids[0] not in cluster.run(os.getpid).values()  # the nanny started a new one
 
 
+@pytest.mark.slow
 def test_compare_with_a_local_cluster(dataset):
     serial = compare(["fsa", "l1-svm"], dataset, n_points=3)
     parallel = compare(["fsa", "l1-svm"], dataset, n_points=3, client="local")
     assert serial[COLUMNS].equals(parallel[COLUMNS])
 
 
+@pytest.mark.slow
 def test_a_lazy_dataset_sweeps_on_the_cluster(cluster, dataset):
     lazy = explorer.data.Dataset(X=da.from_array(dataset.X, chunks=(150, 250)), y=dataset.y,
                                  X_test=dataset.X_test, y_test=dataset.y_test)

@@ -15,8 +15,10 @@ class DataTypeError(DataError, TypeError):
     """Values of the wrong Python type (a dict in a matrix): both a DataError and a TypeError."""
 
 
-def as_matrix(X, *, what: str = "X", source: str | None = None, copy: bool = False):
-    """Return ``X`` as a float32/float64 ndarray or CSR/CSC matrix, checked finite.
+def as_matrix(X, *, what: str = "X", source: str | None = None, copy: bool = False,
+              finite: bool = True):
+    """Return ``X`` as a float32/float64 ndarray or CSR/CSC matrix, checked finite (unless
+    ``finite`` is False: a caller whose next pass reads every entry checks there instead).
 
     Sparse input stays sparse (COO/LIL/… become CSR; CSR and CSC are kept as they are).
     Integer and boolean input becomes float64; float32 stays float32. Values stored at an
@@ -35,7 +37,8 @@ def as_matrix(X, *, what: str = "X", source: str | None = None, copy: bool = Fal
             X = X.copy()
         if X.ndim != 2:
             raise DataError(f"{what} must be 2-dimensional", source=source)
-        check_finite(X, what=what, source=source)
+        if finite:
+            check_finite(X, what=what, source=source)
         return X
     try:
         arr = np.asarray(X)
@@ -69,7 +72,8 @@ def as_matrix(X, *, what: str = "X", source: str | None = None, copy: bool = Fal
         )
     if arr.ndim != 2:
         raise DataError(f"{what} must be 2-dimensional, got shape {arr.shape}", source=source)
-    check_finite(arr, what=what, source=source)
+    if finite:
+        check_finite(arr, what=what, source=source)
     return arr
 
 

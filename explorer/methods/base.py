@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._params import ParamSpec, specs_by_name  # noqa: F401  (re-exported)
 from ..data._errors import DataError
-from ..data._validation import as_matrix, check_binary, check_labels, check_rows
+from ..data._validation import as_matrix, check_binary, check_finite, check_labels, check_rows
 from ..kernels.chunked import as_chunked, is_dask
 from ..optim.master import WarmStart
 
@@ -366,7 +366,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
                     "and FSA fit on dask arrays; for a small X call X.compute() first")
             X = as_chunked(X)
         else:
-            X = as_matrix(X)
+            X = as_matrix(X, finite=False)
+            if not (reset and self._fit_checks_finite(X)):
+                check_finite(X)
         if X.shape[1] == 0:
             raise DataError(f"X has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
                             "required.")
@@ -376,6 +378,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             raise DataError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                             f"expecting {self.n_features_in_} features as input")
         return X
+
+    def _fit_checks_finite(self, X) -> bool:
+        """Whether this fit's first pass over the in-memory ``X`` reads every entry and raises
+        :func:`check_finite`'s located DataError when a sum it takes is not finite (FSA's column
+        moments), so that validation need not read X once more; False here."""
+        return False
 
     # --------------------------------------------------------------- fit
     def fit(self, X, y, *, callback: Callback | None = None, **fit_params):

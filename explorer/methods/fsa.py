@@ -23,7 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._params import ParamSpec
-from ..optim.annealing import Annealing, AnnealingRun, anneal, gram_norm
+from ..data import DataError
+from ..data._validation import check_finite
+from ..optim.annealing import Annealing, AnnealingRun, anneal, gram_norm, standard_moments
 from ..optim.datafits import Datafit, PairwiseDatafit
 from ..optim.losses import make_loss
 from ..optim.master import WarmStart
@@ -141,7 +143,22 @@ class FSA(BaseSelector):
         params = {"h": self.huber_h} if self.loss == "huber_svm" else {}
         return Datafit(make_loss(self.loss, **params), y)
 
+    def _fit_checks_finite(self, X) -> bool:
+        """A dense in-memory X with standardised columns is read first by its column moments,
+        whose sums are not finite where an entry is not: that pass is the finiteness check."""
+        return bool(self.standardize) and self.basis is None and isinstance(X, np.ndarray)
+
     def _fit(self, X, y, recorder: Recorder, query=None, **_):
+        moments = None
+        if self._fit_checks_finite(X):
+            with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf: raised below
+                moments = standard_moments(X)
+            finite = np.isfinite(moments[0]) & np.isfinite(moments[1])
+            if not finite.all():
+                check_finite(X)  # names the first NaN or inf
+                raise DataError(f"X's column {int(np.argmin(finite)) + 1} cannot be "
+                                "standardised: its sums overflow float64 (values up to "
+                                f"{float(np.abs(X).max()):.3g}); rescale X")
         m = X.shape[1]
         if int(self.k) > m:
             raise ValueError(f"k={self.k} is larger than the number of features "
@@ -164,7 +181,7 @@ class FSA(BaseSelector):
         run, self.eta_, outcome = anneal(
             X, datafit, config, eta, emit_many=recorder.emit_many, stop_flag=recorder.stop_flag(),
             reset=recorder.reset, on_state=self._publish, interrupt=recorder.interrupted,
-            warm=self._warm_for(n_features=m, piecewise=piecewise))
+            warm=self._warm_for(n_features=m, piecewise=piecewise), moments=moments)
         if outcome == "stopped":
             recorder.stop()
         self._publish(run)

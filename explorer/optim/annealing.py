@@ -70,16 +70,18 @@ class Annealing:
 
 
 def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, stop_flag=None, reset=None,
-           warm=None, on_state=None, interrupt=None):
+           warm=None, on_state=None, interrupt=None, moments=None):
     """Run Algorithm 1, its records written by ``emit_many`` (the protocol of
     :meth:`explorer.methods.base.Recorder.emit_many`: one call per chunk of steps); a run whose
     loss diverges restarts from the start at η/2 (``reset()`` tells the caller its records
     start over). Returns (the finished run, the η used, its
     outcome: "done", "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``interrupt()``
-    is polled inside passes over a chunked X (see :meth:`AnnealingRun.run`)."""
+    is polled inside passes over a chunked X (see :meth:`AnnealingRun.run`). ``moments``:
+    X's :func:`standard_moments` when the caller has them (computed once for every restart)."""
     outcome = "diverged"
     for _attempt in range(MAX_RESTARTS):
-        run = AnnealingRun(config, X, datafit, eta, warm=warm, on_state=on_state)
+        run = AnnealingRun(config, X, datafit, eta, warm=warm, on_state=on_state,
+                           moments=moments)
         outcome = run.run(emit_many, stop_flag, interrupt)
         if outcome != "diverged":
             break
@@ -107,7 +109,7 @@ def gram_norm(X, config: Annealing, rows: int = 2000, n_power: int = 20, seed: i
 
         size = X.shape[1] * basis.n_basis
     else:
-        mean, scale = _moments(sample) if config.standardize else \
+        mean, scale = standard_moments(sample) if config.standardize else \
             (np.zeros(X.shape[1]), np.ones(X.shape[1]))
 
         def gram(v):
@@ -129,7 +131,8 @@ class AnnealingRun:
     is called whenever the model (``alive``, ``beta``, ``b``) has moved, before its records
     are emitted, so a caller can publish it."""
 
-    def __init__(self, config: Annealing, X, datafit, eta: float, warm=None, on_state=None):
+    def __init__(self, config: Annealing, X, datafit, eta: float, warm=None, on_state=None,
+                 moments=None):
         self.config = config
         self.on_state = on_state
         self.X = X
@@ -152,7 +155,7 @@ class AnnealingRun:
             self.basis = None
             self.beta = np.zeros(self.m)
             if config.standardize:
-                self.mean, self.scale = _moments(X)
+                self.mean, self.scale = moments if moments is not None else standard_moments(X)
             else:
                 self.mean, self.scale = np.zeros(self.m), np.ones(self.m)
             self.work = X  # compacted copy of the surviving columns
@@ -454,12 +457,14 @@ def _cluster_memory() -> int:
     return int(sum(w.get("memory_limit", 0) or 0 for w in info.get("workers", {}).values()))
 
 
-def _moments(X):
-    """Column means and standard deviations (sparse-safe); zero-variance columns get 1."""
+def standard_moments(X):
+    """Column means and standard deviations (sparse-safe); zero-variance columns get 1. A
+    column holding a NaN or an infinity, or whose sums overflow, has a mean or a standard
+    deviation that is not finite."""
     if getattr(X, "is_chunked", False):
         total, sq = X.column_moments()
         mean = total / X.shape[0]
         std = np.sqrt(np.maximum(sq / X.shape[0] - mean**2, 0.0))
     else:
         mean, std = column_moments(X)
-    return mean, np.where(std > 0, std, 1.0)
+    return mean, np.where((std > 0) | np.isnan(std), std, 1.0)

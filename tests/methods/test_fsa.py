@@ -283,3 +283,43 @@ def test_stop_flag_seen_before_any_step_marks_the_fit_stopped():
     est = FSA(k=10, n_iter=2000).fit(ds.X, ds.y, callback=Callback())
     assert est.stopped_early_
     assert est.n_iter_ < 2000
+
+
+def test_a_dense_fit_checks_finiteness_in_its_moments_pass(monkeypatch):
+    """A standardised dense fit reads X once less: its column moments are the finiteness
+    check (validation's own sum is skipped), and bad entries still raise located errors."""
+    import explorer.data._validation as validation
+
+    calls = []
+    total = validation._total
+    monkeypatch.setattr(validation, "_total", lambda values: calls.append(1) or total(values))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 12))
+    y = np.where(X[:, 0] + X[:, 1] > 0, 1, 0)
+
+    est = FSA(k=3, n_iter=60).fit(X, y)
+    assert calls == []  # no separate pass: the moments checked it
+    est.predict(X)
+    assert calls == [1]  # prediction still validates its X
+    FSA(k=3, n_iter=60, standardize=False).fit(X, y)
+    assert calls == [1, 1]  # no moments to read it: validation does
+
+    for row, col, bad in ((4, 7, np.nan), (0, 0, np.inf), (79, 11, -np.inf)):
+        Xb = X.copy()
+        Xb[row, col] = bad
+        with pytest.raises(DataError, match=f"row {row + 1}, column {col + 1}"):
+            FSA(k=3, n_iter=60).fit(Xb, y)
+    Xb = X.copy()
+    Xb[[2, 9], 5] = [np.inf, -np.inf]  # the column's sum is NaN, not inf
+    with pytest.raises(DataError, match="row 3, column 6"):
+        FSA(k=3, n_iter=60).fit(Xb, y)
+    for huge in (1e307, 1e160):  # finite, but the sums (or the squares) overflow float64
+        Xb = X.copy()
+        Xb[:, 4] = huge * (1.0 + rng.random(80))
+        with pytest.raises(DataError, match="column 5 cannot be standardised"):
+            FSA(k=3, n_iter=60).fit(Xb, y)
+    # the same model as when validation checks X itself (sparse input has no moments pass)
+    dense = FSA(k=3, n_iter=60).fit(X, y)
+    sparse = FSA(k=3, n_iter=60).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(dense.selected_features_, sparse.selected_features_)
+    np.testing.assert_allclose(dense.coef_, sparse.coef_, rtol=1e-10, atol=1e-12)

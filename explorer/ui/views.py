@@ -114,9 +114,9 @@ class ConvergenceView(pn.viewable.Viewer):
             plot = plot * hv.DynamicMap(_whole(viz.upper_steps), streams=[self._bounds])
         legend = inner or bounds
         self.objective_pane.object = plot.opts(hv.opts.Overlay(
-            title="objective per inner step" if inner else "objective per iteration",
-            responsive=True, height=h, show_legend=legend, legend_position="top_right",
-            show_grid=True))
+            title=("objective per inner step" if inner else "objective per iteration")
+            + " (log scale)", responsive=True, height=h, show_legend=legend,
+            legend_position="top_right", show_grid=True, logy=True))
         self.bounds_pane.object = hv.DynamicMap(_whole(viz.gap_curve),
                                                 streams=[self._bounds]).opts(
             hv.opts.Overlay(title="certified gap (log scale)", responsive=True, height=h,

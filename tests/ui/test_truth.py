@@ -6,6 +6,7 @@ from the Bokeh models in the page — not only that a widget exists.
 
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import sys
@@ -46,7 +47,7 @@ FIGURE = """title => {
       glyphs.push({type: r.glyph.type, cols});
     }
     found = {title: m.title.text, x: [m.x_range.start, m.x_range.end],
-             y: [m.y_range.start, m.y_range.end], glyphs};
+             y: [m.y_range.start, m.y_range.end], yscale: m.y_scale.type, glyphs};
   }
   return found;
 }"""
@@ -106,8 +107,20 @@ def test_every_method_fits_from_the_url(page: Page, server, server_log, console,
     knob = REGISTRY[method].sparsity_param
     expect(page.locator(f".param-{knob}").first).to_be_visible()
     assert f"method={method}" in page.url
+    fig, values = wait_for(lambda: objective_drawn(page))
+    # a log axis around every objective drawn, whether one record (the baselines) or 500
+    assert fig["yscale"] == "LogScale"
+    assert 0 < fig["y"][0] < min(values) and max(values) < fig["y"][1], (fig["y"], values)
     assert_clean_log(server_log)
     assert console() == []
+
+
+def objective_drawn(page: Page):
+    """(figure, objective values drawn) of the objective plot, once it has points."""
+    fig = page.evaluate(FIGURE, "objective per")
+    values = [v for g in (fig or {}).get("glyphs", []) for v in g["cols"].get("objective", [])
+              if isinstance(v, (int, float)) and math.isfinite(v)]
+    return (fig, values) if values else None
 
 
 def test_every_method_selectable_in_the_sidebar(page: Page, server, server_log, console, shot):

@@ -277,6 +277,36 @@ def test_log_ranges_span_whole_decades_around_every_gap():
     assert decades([7000.0, 3.0, 2.9]) == (1.0, 10000.0)
 
 
+def test_log_spans_and_ticks_keep_every_objective_inside_and_labelled():
+    from explorer.viz._elements import log_span, log_ticks
+
+    assert log_span([]) == (None, None) and log_ticks(None, None) is None
+    low, high = log_span([0.94498])  # a one-record fit: inside, off both edges
+    assert 0.8 < low < 0.94498 < high < 1.1 and log_ticks(low, high) is None
+    low, high = log_span([4.2, 0.111, 1.3])  # FSA: no value below the lowest label's decade
+    assert low < 0.111 and high > 4.2
+    assert log_ticks(low, high) == pytest.approx([0.1, 0.2, 0.5, 1, 2, 5])
+    ticks = log_ticks(*log_span([1e-3, 1e9]))  # thinned to powers, then every other one
+    assert len(ticks) <= 8 and ticks[0] == pytest.approx(1e-3) and ticks[-1] == pytest.approx(1e9)
+
+
+def test_the_objective_axis_is_logarithmic_around_every_drawn_value(fgm_fit):
+    """The objective falls by decades in its first steps (here 128 → 0.3 in two): on a
+    linear axis the rest of the fit was a flat line on the floor."""
+    from bokeh.models import LogScale, Plot
+
+    _, est = fgm_fit
+    root = pn.panel(ConvergenceView(estimator=est)).get_root()
+    plot, = [m for m in root.select({"type": Plot}) if m.title is not None
+             and m.title.text.startswith("objective per inner step")]
+    assert isinstance(plot.y_scale, LogScale) and "log scale" in plot.title.text
+    drawn = np.concatenate([np.asarray(src.data["objective"], dtype=float)
+                            for src in _sources(plot) if "objective" in src.data])
+    drawn = drawn[np.isfinite(drawn)]
+    assert drawn.size and drawn.max() / drawn.min() > 100
+    assert 0 < plot.y_range.start < drawn.min() and drawn.max() < plot.y_range.end
+
+
 def test_a_finished_fit_draws_its_map_with_its_last_curves():
     """When a fit ends, the tick that draws its last curves draws its sparsity map too: the
     map used to wait for the drawing budget, 2–5 s in which the page showed the new fit's

@@ -75,15 +75,18 @@ def most_violated(y: np.ndarray, f: np.ndarray, measure: str, k: int | None = No
     P, N = pos.size, neg.size
     if P == 0:
         raise ValueError(f"{measure} needs at least one positive example")
-    pos_order = pos[np.argsort(-f[pos], kind="stable")]
-    neg_order = neg[np.argsort(-f[neg], kind="stable")]
+    f_pos, f_neg = f[pos], f[neg]
+    # the scores in decreasing order, sorted as values: the labeling needs only the a highest
+    # positives and b highest negatives (:func:`_top`), not an index sort of every score
+    desc_p, desc_n = -np.sort(-f_pos), -np.sort(-f_neg)
     # score part: Σ ȳ_i f_i / n with a positives and b negatives set to +1 (prefix sums)
-    sp = np.concatenate([[0.0], np.cumsum(f[pos_order])])
-    sn = np.concatenate([[0.0], np.cumsum(f[neg_order])])
+    sp = np.concatenate([[0.0], np.cumsum(desc_p)])
+    sn = np.concatenate([[0.0], np.cumsum(desc_n)])
     tot_p, tot_n = sp[-1], sn[-1]
 
     if measure == "f1":
-        best_ab = f1_most_violated_table(sp, sn, n)
+        a, b = f1_most_violated_table(sp, sn, n)
+        dlt = 1.0 - 2.0 * a / (P + a + b) if P + a + b else 0.0
     else:
         total = P if measure == "prbep" else int(k)
         if not 0 <= total <= n:
@@ -93,12 +96,23 @@ def most_violated(y: np.ndarray, f: np.ndarray, measure: str, k: int | None = No
         values = 1.0 - a_values / P + (2.0 * sp[a_values] - tot_p + 2.0 * sn[b_values]
                                        - tot_n) / n
         i = int(np.argmax(values))
-        best_ab = (int(a_values[i]), int(b_values[i]))
-    a, b = best_ab
+        a, b = int(a_values[i]), int(b_values[i])
+        dlt = 1.0 - a / P
     yb = -np.ones(n)
-    yb[pos_order[:a]] = 1.0
-    yb[neg_order[:b]] = 1.0
-    return yb, delta(y, yb, measure, k)
+    yb[pos[_top(f_pos, desc_p, a)]] = 1.0
+    yb[neg[_top(f_neg, desc_n, b)]] = 1.0
+    return yb, dlt
+
+
+def _top(scores: np.ndarray, descending: np.ndarray, count: int) -> np.ndarray:
+    """Positions of the ``count`` highest scores, ties taken in index order: the first
+    ``count`` of a stable sort by decreasing score (``descending``: the scores so sorted)."""
+    if count <= 0:
+        return np.zeros(0, dtype=np.int64)
+    cut = descending[count - 1]
+    above = np.flatnonzero(scores > cut)
+    tied = np.flatnonzero(scores == cut)[:count - above.size]
+    return np.concatenate([above, tied])
 
 
 def most_violated_grid(y, f, measure: str, k: int | None = None):

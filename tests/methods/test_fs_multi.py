@@ -63,6 +63,28 @@ def test_sorted_search_equals_joachims_grid(measure):
         assert a[1] + a[0] @ f / 400 == pytest.approx(b[1] + b[0] @ f / 400, abs=1e-12)
 
 
+@pytest.mark.parametrize("measure", ["f1", "prbep", "rec@k"])
+def test_tied_scores_are_labelled_in_index_order(measure):
+    """On sparse text most rows have no selected word, so their scores tie exactly. The
+    labeling with a positives and b negatives at +1 is then the first a (b) of a stable sort
+    by decreasing score — the cut a fit adds, so the same fit on every run and version — and
+    its Δ is the measure's on it."""
+    rng = np.random.default_rng(2)
+    n = 300
+    y = np.where(rng.random(n) < 0.1, 1.0, -1.0)
+    for level in (0.0, -0.0, 0.3):
+        f = np.where(rng.random(n) < 0.6, level, rng.normal(size=n).round(1))
+        yb, d = most_violated(y, f, measure, default_k(y))
+        pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y <= 0)
+        a, b = int(np.sum(yb[pos] > 0)), int(np.sum(yb[neg] > 0))
+        assert 0 < b < neg.size  # the ties are split: the order among them matters
+        expected = -np.ones(n)
+        expected[pos[np.argsort(-f[pos], kind="stable")[:a]]] = 1.0
+        expected[neg[np.argsort(-f[neg], kind="stable")[:b]]] = 1.0
+        np.testing.assert_array_equal(yb, expected)
+        assert d == delta(y, yb, measure, default_k(y))
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("zeros", [0.0, 0.4])

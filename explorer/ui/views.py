@@ -70,6 +70,7 @@ class ConvergenceView(pn.viewable.Viewer):
         self._kept = Buffer(_empty(viz.KEPT_COLUMNS), length=200_000, index=False)
         self._step = self._first = 0
         self._layers = None
+        self._log = True  # the objective's axis; linear once it must show a value ≤ 0
         self.objective_pane = pn.pane.HoloViews(sizing_mode="stretch_width",
                                                 linked_axes=False,
                                                 css_classes=["view-convergence"])
@@ -90,10 +91,11 @@ class ConvergenceView(pn.viewable.Viewer):
 
     def configure(self, *, bounds: bool, inner: bool, schedule: bool) -> None:
         """Choose the layers for a method's records (rebuilt only when they change)."""
-        layers = (bool(bounds), bool(inner), bool(schedule))
+        layers = (bool(bounds), bool(inner), bool(schedule), self._log)
         if layers == self._layers:
             return
         self._layers = layers
+        log = self._log
         # inner steps count from 0; without them the x axis is the iteration, as in the
         # status line and the selected-features plot (1, 2, …)
         self._first = 0 if inner else 1
@@ -103,7 +105,7 @@ class ConvergenceView(pn.viewable.Viewer):
 
         def objective(data):
             items = [*viz.convergence_curve(data, "inner step (total)" if inner else
-                                            "iteration"),
+                                            "iteration", log=log),
                      viz.last_point(data, "objective")]
             if inner:
                 items.append(viz.outer_marks(data))
@@ -115,8 +117,8 @@ class ConvergenceView(pn.viewable.Viewer):
         legend = inner or bounds
         self.objective_pane.object = plot.opts(hv.opts.Overlay(
             title=("objective per inner step" if inner else "objective per iteration")
-            + " (log scale)", responsive=True, height=h, show_legend=legend,
-            legend_position="top_right", show_grid=True, logy=True))
+            + (" (log scale)" if log else ""), responsive=True, height=h, show_legend=legend,
+            legend_position="top_right", show_grid=True, logy=log))
         self.bounds_pane.object = hv.DynamicMap(_whole(viz.gap_curve),
                                                 streams=[self._bounds]).opts(
             hv.opts.Overlay(title="certified gap (log scale)", responsive=True, height=h,
@@ -139,11 +141,24 @@ class ConvergenceView(pn.viewable.Viewer):
     def reset(self) -> None:
         self.replace([])
 
+    def _axis_for(self, conv: pd.DataFrame, start_over: bool) -> None:
+        """A log objective axis while every objective drawn is positive: rebuilt linear when a
+        value ≤ 0 arrives (a log axis would leave it off the plot), log again on a new fit
+        that allows it."""
+        values = conv["objective"].to_numpy(dtype=float)
+        positive = bool(np.all((values > 0) | ~np.isfinite(values)))
+        log = positive if start_over else self._log and positive
+        if log != self._log:
+            self._log = log
+            bounds, inner, schedule, _ = self._layers
+            self.configure(bounds=bounds, inner=inner, schedule=schedule)
+
     def replace(self, records) -> None:
         """Start over with ``records``: one update per stream, its whole new rows (an emptied
         stream is sent its empty frame, so the plot shows it emptied)."""
         self._step = self._first
         frames = viz.convergence_frames(records, self._step)
+        self._axis_for(frames[0], start_over=True)
         self._step = frames[3]
         for buf, frame in zip((self._conv, self._bounds, self._kept), frames[:3]):
             had_rows = len(buf.data) > 0
@@ -157,7 +172,9 @@ class ConvergenceView(pn.viewable.Viewer):
 
     def push(self, records) -> None:
         """Append the rows of new records to the streams (each stream updates once)."""
-        conv, bounds, kept, self._step = viz.convergence_frames(records, self._step)
+        conv, bounds, kept, step = viz.convergence_frames(records, self._step)
+        self._axis_for(conv, start_over=False)
+        self._step = step
         for buf, frame in ((self._conv, conv), (self._bounds, bounds), (self._kept, kept)):
             if len(frame):
                 buf.send(frame)

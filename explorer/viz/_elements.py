@@ -16,7 +16,8 @@ YOURS_COLOR = "#000000"  # the user's own setting among reference curves
 REFERENCE_PALETTE = ["#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"]
 
 
-def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)") -> hv.Overlay:
+def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)",
+                      log: bool = True) -> hv.Overlay:
     """Objective per inner step (Fig. 1 of FGM: jumps where an outer iteration starts), and a
     refinement's refit as its own dashed curve (its objective is the restricted model's, not
     the path's). Always Curve * Curve (possibly empty), so a streaming view keeps its layers.
@@ -24,20 +25,21 @@ def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)") ->
     On a log axis spanning the values (:func:`log_span`): an objective falls by decades in its
     first steps (FGM on digits: 1,700 → 6), and a linear axis drew the rest of the fit, where
     it converges, as a flat line on the floor. Every method's objective is a loss plus a
-    penalty, so positive."""
+    penalty, so positive; ``log=False`` (an objective of 0 on degenerate data, which a log
+    axis cannot show) draws it on a linear axis."""
     refit = data["refit"].astype(bool) if "refit" in data else np.zeros(len(data), dtype=bool)
-    low, high = log_span(data["objective"])
+    low, high = log_span(data["objective"]) if log else (None, None)
     limits = {} if low is None else {"ylim": (low, high)}
     ticks = log_ticks(low, high)
     if ticks is not None:
         limits["yticks"] = ticks
     path = hv.Curve(data[~refit], "step", "objective", label="objective").opts(
         color=PALETTE[0], line_width=2, tools=["hover"], xlabel=xlabel,
-        ylabel="objective", logy=True, xticks=integer_ticks(), **limits)
+        ylabel="objective", logy=log, xticks=integer_ticks(), **limits)
     # labelled only when drawn: an empty layer's label would still list it in the legend
     refitted = hv.Curve(data[refit], "step", "objective",
                         label="ℓ2 refit (kept features)" if refit.any() else "").opts(
-        color=PALETTE[4], line_width=2, line_dash="dashed", tools=["hover"], logy=True,
+        color=PALETTE[4], line_width=2, line_dash="dashed", tools=["hover"], logy=log,
         **limits)
     return path * refitted
 

@@ -307,6 +307,37 @@ def test_the_objective_axis_is_logarithmic_around_every_drawn_value(fgm_fit):
     assert 0 < plot.y_range.start < drawn.min() and drawn.max() < plot.y_range.end
 
 
+def test_an_objective_of_zero_is_drawn_on_a_linear_axis():
+    """A log axis cannot show 0 (degenerate data: a Fisher score sum of constant columns, a
+    perfect fit): the view then draws the objective on a linear axis, streamed or not, and
+    goes back to the log axis for a fit that allows it."""
+    from bokeh.models import LinearScale, LogScale, Plot
+
+    from explorer.methods.base import IterationRecord
+
+    def records(values):
+        return [IterationRecord(iteration=i, inner_steps=0, objective=v, n_selected=2,
+                                selected=np.arange(2), elapsed=0.0)
+                for i, v in enumerate(values)]
+
+    def objective_plot(view):
+        plot, = [m for m in pn.panel(view).get_root().select({"type": Plot})
+                 if m.title is not None and m.title.text.startswith("objective")]
+        return plot
+
+    view = ConvergenceView()
+    view.configure_for(FSA)
+    view.replace(records([2.0, 0.0]))
+    plot = objective_plot(view)
+    assert isinstance(plot.y_scale, LinearScale) and "log" not in plot.title.text
+    assert plot.y_range.start <= 0.0 and plot.y_range.end >= 2.0
+    view.replace(records([2.0, 0.5]))
+    assert isinstance(objective_plot(view).y_scale, LogScale)
+    view.push(records([0.0]))  # streamed in during a fit
+    assert isinstance(objective_plot(view).y_scale, LinearScale)
+    assert view.n_points == 3
+
+
 def test_a_finished_fit_draws_its_map_with_its_last_curves():
     """When a fit ends, the tick that draws its last curves draws its sparsity map too: the
     map used to wait for the drawing budget, 2–5 s in which the page showed the new fit's

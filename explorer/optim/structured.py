@@ -83,6 +83,9 @@ def most_violated(y: np.ndarray, f: np.ndarray, measure: str, k: int | None = No
     sp = np.concatenate([[0.0], np.cumsum(desc_p)])
     sn = np.concatenate([[0.0], np.cumsum(desc_n)])
     tot_p, tot_n = sp[-1], sn[-1]
+    if not np.isfinite(tot_p + tot_n):
+        raise FloatingPointError("the scores of the most-violated-labeling search are not "
+                                 "finite (the model diverged)")
 
     if measure == "f1":
         a, b = f1_most_violated_table(sp, sn, n)

@@ -85,6 +85,14 @@ def test_tied_scores_are_labelled_in_index_order(measure):
         assert d == delta(y, yb, measure, default_k(y))
 
 
+@pytest.mark.parametrize("measure", ["f1", "prbep", "rec@k"])
+def test_non_finite_scores_are_refused(measure):
+    y = np.array([1.0, -1.0, -1.0, 1.0])
+    for bad in (np.nan, np.inf):
+        with pytest.raises(FloatingPointError, match="not finite"):
+            most_violated(y, np.array([0.5, bad, 0.1, 0.2]), measure, 2)
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("zeros", [0.0, 0.4])

@@ -88,6 +88,15 @@ def test_changing_a_parameter_refits_and_redraws(page: Page, server, shot):
     assert re.search(r"Selected: \d+ features", after)
     wait_for(lambda: plot.screenshot() != image_before, timeout=10)
     assert "loss=logistic" in page.url
+    from .test_truth import FIGURE  # (that module imports this one)
+
+    n = int(re.search(r"iteration (\d+)", after).group(1))
+
+    def drawn_to_the_end():  # the screenshot shows the fit the status line reports
+        fig = page.evaluate(FIGURE, "selected features per iteration") or {"glyphs": []}
+        return any(len(g["cols"].get("iteration", [])) == n for g in fig["glyphs"]) or None
+
+    wait_for(drawn_to_the_end)
     shot(page)
 
 

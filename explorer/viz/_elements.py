@@ -130,9 +130,10 @@ def log_ticks(low, high, most: int = 8) -> list[float] | None:
     falling from 4 to 0.1 with no label under 1."""
     if low is None or not (0 < low < high):
         return None
-    decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+    exponents = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
     for mantissas in ((1, 2, 5), (1,)):
-        ticks = [m * 10.0 ** e for e in decades for m in mantissas if low <= m * 10.0 ** e <= high]
+        ticks = [m * 10.0 ** e for e in exponents for m in mantissas
+                 if low <= m * 10.0 ** e <= high]
         if len(ticks) <= most:
             break
     else:

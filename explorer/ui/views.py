@@ -126,8 +126,9 @@ class ConvergenceView(pn.viewable.Viewer):
         self.bounds_box.visible = bool(bounds)
         self.kept_pane.object = hv.DynamicMap(
             _whole(lambda data: viz.kept_curve(data, schedule)), streams=[self._kept]).opts(
-            hv.opts.Overlay(title="selected features per iteration", responsive=True,
-                            height=h, show_legend=bool(schedule),
+            hv.opts.Overlay(title="selected features per iteration"
+                            + (" (log scale)" if schedule else ""), responsive=True,
+                            height=h, show_legend=bool(schedule), logy=bool(schedule),
                             legend_position="top_right", show_grid=True))
 
     def configure_for(self, cls) -> None:

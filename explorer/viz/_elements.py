@@ -143,10 +143,19 @@ def log_ticks(low, high, most: int = 8) -> list[float] | None:
 
 def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:
     """Selected features per iteration, with points (a one-iteration fit shows); FSA adds
-    its schedule M_e."""
+    its schedule M_e, on a log axis: it falls from all M variables to k (1,000 → 10) in a few
+    dozen of its hundreds of iterations, and a linear axis drew the rest, where the last
+    variables are killed, as a flat line on the floor."""
+    if schedule:
+        low, high = log_span(np.concatenate([data["n_selected"], data["M_e"]]))
+        ticks = log_ticks(low, high)
+        axis = dict(logy=True, **({} if low is None else {"ylim": (low, high)}),
+                    **({} if ticks is None else {"yticks": ticks}))
+    else:
+        axis = dict(yticks=integer_ticks())
     kept = hv.Curve(data, "iteration", "n_selected", label="selected").opts(
         color=PALETTE[0], line_width=2, tools=["hover"], ylabel="#features",
-        xlabel="iteration", xticks=integer_ticks(), yticks=integer_ticks())
+        xlabel="iteration", xticks=integer_ticks(), **axis)
     points = hv.Scatter(data, "iteration", "n_selected", label="selected").opts(
         color=PALETTE[0], size=4 if len(data) > 50 else 6)
     if not schedule:

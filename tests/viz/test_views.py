@@ -307,6 +307,28 @@ def test_the_objective_axis_is_logarithmic_around_every_drawn_value(fgm_fit):
     assert 0 < plot.y_range.start < drawn.min() and drawn.max() < plot.y_range.end
 
 
+def test_fsa_schedule_is_drawn_on_a_log_axis_covering_it(fsa_fit):
+    """FSA's kept count falls from all variables to k in a few of its iterations: on a log
+    axis (FSA only; a path's growing count stays linear) every count and M_e is inside."""
+    from bokeh.models import LinearScale, LogScale, Plot
+
+    def kept_plot(view):
+        plot, = [m for m in pn.panel(view).get_root().select({"type": Plot})
+                 if m.title is not None and m.title.text.startswith("selected features")]
+        return plot
+
+    _, est = fsa_fit
+    plot = kept_plot(ConvergenceView(estimator=est))
+    counts = np.array([r.n_selected for r in est.history_] + [r.info["M_e"] for r in
+                                                              est.history_], dtype=float)
+    assert counts.max() / counts.min() > 3
+    assert isinstance(plot.y_scale, LogScale) and "log scale" in plot.title.text
+    assert 0 < plot.y_range.start < counts.min() and counts.max() < plot.y_range.end
+    path = ConvergenceView()
+    path.configure_for(FGM)
+    assert isinstance(kept_plot(path).y_scale, LinearScale)
+
+
 def test_an_objective_of_zero_is_drawn_on_a_linear_axis():
     """A log axis cannot show 0 (degenerate data: a Fisher score sum of constant columns, a
     perfect fit): the view then draws the objective on a linear axis, streamed or not, and

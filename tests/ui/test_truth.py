@@ -111,6 +111,18 @@ def test_every_method_fits_from_the_url(page: Page, server, server_log, console,
     # a log axis around every objective drawn, whether one record (the baselines) or 500
     assert fig["yscale"] == "LogScale"
     assert 0 < fig["y"][0] < min(values) and max(values) < fig["y"][1], (fig["y"], values)
+    # FSA's kept count and schedule fall by decades: a log axis around them; a path's count
+    # grows on a linear one
+    def kept_covered():  # (the plot's update may trail the status line)
+        fig = page.evaluate(FIGURE, "selected features per iteration") or {"glyphs": []}
+        counts = [v for g in fig["glyphs"] for key in ("n_selected", "M_e")
+                  for v in g["cols"].get(key, [])
+                  if isinstance(v, (int, float)) and math.isfinite(v)]
+        return fig if counts and fig["y"][0] <= min(counts) and max(counts) <= fig["y"][1] \
+            else None
+
+    kept = wait_for(kept_covered)
+    assert kept["yscale"] == ("LogScale" if REGISTRY[method].has_schedule else "LinearScale")
     assert_clean_log(server_log)
     assert console() == []
 

@@ -2,15 +2,18 @@
 (``_elements``). No Panel here, and no numerics beyond arranging what the core computed."""
 
 from ._elements import (
+    LEGEND_OPTS,
     SELECTED_COLOR,
     YOURS_COLOR,
     accuracy_plot,
     block_norm_bars,
     candidate_bars,
     convergence_curve,
+    emptiest_corner,
     gap_curve,
     kept_curve,
     last_point,
+    legend_in_emptiest_corner,
     outer_marks,
     path_curves,
     schedule_plot,
@@ -33,11 +36,11 @@ from ._frames import (
 )
 
 __all__ = [
-    "SELECTED_COLOR", "YOURS_COLOR",
+    "LEGEND_OPTS", "SELECTED_COLOR", "YOURS_COLOR",
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",
     "path_curves", "BOUNDS_COLUMNS", "CONVERGENCE_COLUMNS", "KEPT_COLUMNS", "accuracy_plot",
     "block_membership", "convergence_curve",
-    "convergence_frames", "ever_selected", "gap_curve", "last_point", "relative_gap",
-    "upper_steps", "kept_curve", "outer_marks",
+    "convergence_frames", "emptiest_corner", "ever_selected", "gap_curve", "last_point", "relative_gap",
+    "upper_steps", "kept_curve", "outer_marks", "legend_in_emptiest_corner",
     "schedule_plot", "selected_table", "selection_map", "selection_matrix", "weight_image",
 ]

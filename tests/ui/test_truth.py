@@ -53,6 +53,60 @@ FIGURE = """title => {
 }"""
 
 
+# what of a figure's drawn lines and markers its legend hides, in screen pixels: each line
+# sampled 16 times per segment, mapped through the frame's own scales, against the legend
+# view's box (null without a legend)
+UNDER_LEGEND = """title => {
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (!m.title || !m.title.text || !m.title.text.startsWith(title) || !m.renderers) continue;
+    const legend = (m.center || []).find(a => a.type === 'Legend');
+    const view = Bokeh.index.find_one(m);
+    if (!legend || !view || !legend.items.length) return null;
+    const box = Bokeh.index.find_one(legend).bbox;
+    const xs = view.frame.x_scale, ys = view.frame.y_scale;
+    const hidden = [];
+    let drawn = 0;
+    for (const r of m.renderers) {
+      if (!r.data_source || !r.glyph || !r.visible || !r.glyph.x || !r.glyph.y) continue;
+      const d = r.data_source.data, get = k => d instanceof Map ? d.get(k) : d[k];
+      const X = get(r.glyph.x.field), Y = get(r.glyph.y.field);
+      if (!X || !Y) continue;
+      const sx = Array.from(X, v => xs.compute(v)), sy = Array.from(Y, v => ys.compute(v));
+      const points = [];
+      for (let i = 0; i < sx.length; i++) {
+        points.push([sx[i], sy[i], X[i], Y[i]]);
+        if (r.glyph.type === 'Line' && i + 1 < sx.length) for (let t = 1; t < 16; t++)
+          points.push([sx[i] + (sx[i + 1] - sx[i]) * t / 16,
+                       sy[i] + (sy[i + 1] - sy[i]) * t / 16, X[i], Y[i]]);
+      }
+      for (const [a, b, x, y] of points) {
+        if (!isFinite(a) || !isFinite(b)) continue;
+        drawn++;
+        if (a >= box.left && a <= box.right && b >= box.top && b <= box.bottom)
+          hidden.push([r.glyph.type, r.glyph.y.field, x, y]);
+      }
+    }
+    return {location: legend.location, drawn, hidden};
+  }
+  return null;
+}"""
+
+
+def assert_legend_hides_nothing(page: Page, title: str, timeout: float = 10.0) -> None:
+    """The figure's legend (if it has one) hides no drawn line or marker, once the last
+    update has been drawn (the legend moves with the data)."""
+    seen = []
+
+    def clear():
+        seen.append(page.evaluate(UNDER_LEGEND, title))
+        return seen[-1] is None or (seen[-1]["drawn"] and not seen[-1]["hidden"])
+
+    try:
+        wait_for(clear, timeout)
+    except AssertionError:
+        raise AssertionError(f"{title}: the legend hides {seen[-1]}") from None
+
+
 def label(method: str) -> str:
     """The method's entry in the *Method* select."""
     return f"{REGISTRY[method].display_name or method} ({method})"
@@ -123,6 +177,9 @@ def test_every_method_fits_from_the_url(page: Page, server, server_log, console,
 
     kept = wait_for(kept_covered)
     assert kept["yscale"] == ("LogScale" if REGISTRY[method].has_schedule else "LinearScale")
+    # each legend sits where it hides no line or marker (FS-multi's upper bound ran under it)
+    for title in ("objective per", "selected features per iteration"):
+        assert_legend_hides_nothing(page, title)
     assert_clean_log(server_log)
     assert console() == []
 
@@ -359,6 +416,7 @@ def test_accuracy_plot_covers_every_point(page: Page, server, shot):
     assert fig["x"][0] <= min(xs) and fig["x"][1] >= max(xs), (fig["x"], min(xs), max(xs))
     assert fig["y"][0] <= min(ys) and fig["y"][1] >= max(ys), (fig["y"], min(ys), max(ys))
     assert max(xs) > 30  # both methods' points, beyond the per-iteration plot's range
+    assert_legend_hides_nothing(page, "test measure versus #features")
     shot(page)
 
 

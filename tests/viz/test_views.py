@@ -390,3 +390,57 @@ def test_a_finished_fit_draws_its_map_with_its_last_curves():
             assert len(drawn) == len(records) and drawn[-1] is records[-1]
     finally:
         app.state.close()
+
+
+def test_the_legend_goes_to_the_corner_its_lines_leave_empty():
+    """matplotlib's loc="best" for Bokeh: the corner whose box the drawn lines cross least,
+    counted along the lines (a step with no vertex in a corner still counts there)."""
+    falling = (np.linspace(0, 1, 50), np.linspace(1, 0, 50) ** 3)
+    rising = (np.linspace(0, 1, 50), np.linspace(0, 1, 50))
+    corner = viz.emptiest_corner
+    assert corner([falling], (0, 1), (0, 1), (0.4, 0.3)) == "top_right"
+    assert corner([rising], (0, 1), (0, 1), (0.4, 0.3)) == "top_left"
+    # a bound held at 0.8 from x = 0.1 to 0.9 (two vertices, neither in a corner's box)
+    # crosses both top boxes: the legend goes below
+    bound = (np.array([0.1, 0.9]), np.array([0.8, 0.8]))
+    assert corner([bound], (0, 1), (0, 1), (0.3, 0.3)) == "bottom_left"
+    assert corner([bound, (np.array([0.0, 0.25]), np.array([0.3, 0.0]))], (0, 1), (0, 1),
+                  (0.3, 0.3)) == "bottom_right"
+    # on a log axis the shares are of decades: 10 → 1,000 falls through the middle decade
+    assert corner([(np.array([0.0, 1.0]), np.array([1e3, 1e3]))], (0, 1), (1, 1e4),
+                  (0.4, 0.3), logy=True) == "bottom_left"
+    # markers count too, and what is off the plot does not
+    assert corner([], (0, 1), (0, 1), (0.4, 0.3), points=[(np.array([0.9]), np.array([0.9]))]) \
+        == "top_left"
+    assert corner([(np.array([2.0, 3.0]), np.array([0.9, 0.9]))], (0, 1), (0, 1)) == "top_right"
+
+
+def test_the_objective_legend_leaves_the_drawn_curve_visible():
+    """The convergence view's legend moves off the data: a rising objective (the top right
+    taken) puts it top left, in a compact box, updated as records stream in."""
+    from bokeh.models import Legend, Plot
+
+    from explorer.methods.base import IterationRecord
+
+    def records(traces, start=0):
+        return [IterationRecord(iteration=start + i, inner_steps=len(t), objective=t[-1],
+                                n_selected=2, selected=np.arange(2), elapsed=0.0,
+                                info={"inner_objective": t})
+                for i, t in enumerate(traces)]
+
+    def legend(root):
+        plot, = [m for m in root.select({"type": Plot})
+                 if m.title is not None and m.title.text.startswith("objective")]
+        legend, = [a for a in plot.center if isinstance(a, Legend)]
+        return legend
+
+    view = ConvergenceView()
+    view.configure_for(FGM)
+    page = pn.panel(view).get_root()  # the page a user has open while records arrive
+    view.replace(records([np.geomspace(1.0, 3.0, 20), np.geomspace(3.0, 1e3, 20)]))
+    assert legend(page).location == "top_left"
+    assert legend(page).label_text_font_size == viz.LEGEND_OPTS["label_text_font_size"]
+    view.replace(records([np.geomspace(1e3, 1.0, 40)]))  # a falling one: the usual corner
+    assert legend(page).location == "top_right"
+    view.push(records([np.geomspace(1.0, 1e4, 40)], start=1))  # streamed: it rises again
+    assert legend(page).location == "top_left"

@@ -32,10 +32,17 @@ def _fgm(record) -> str:
     names = info.get("block_names", [])
     new = info.get("new_features", [])
     shown = ", ".join(names[:6]) + ("…" if len(names) > 6 else "")
+    if len(new) == 0:
+        entering = "all of them were already in the model through earlier blocks, so no " \
+                   "feature enters (the new block re-weights them)"
+    elif len(new) == len(names):
+        entering = "all of them are new to the model"
+    else:
+        entering = f"{len(new)} of them are new to the model"
     lines = [
         f"Outer iteration {record.iteration + 1}: the worst-case analysis scored every "
         f"candidate by (Xᵀ(α⊙y))² and took the top B = {info.get('B', len(names))} "
-        f"({shown}); {len(new)} of them were not in the model before.",
+        f"({shown}); {entering}.",
         f"The restricted master now has {info.get('n_blocks', '?')} blocks; APG took "
         f"{record.inner_steps} steps to objective {record.objective:.4g} and "
         f"{info.get('active_blocks', '?')} blocks carry weight.",

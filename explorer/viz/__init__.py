@@ -40,7 +40,8 @@ __all__ = [
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",
     "path_curves", "BOUNDS_COLUMNS", "CONVERGENCE_COLUMNS", "KEPT_COLUMNS", "accuracy_plot",
     "block_membership", "convergence_curve",
-    "convergence_frames", "emptiest_corner", "ever_selected", "gap_curve", "last_point", "relative_gap",
+    "convergence_frames", "emptiest_corner", "ever_selected", "gap_curve", "last_point",
+    "relative_gap",
     "upper_steps", "kept_curve", "outer_marks", "legend_in_emptiest_corner",
     "schedule_plot", "selected_table", "selection_map", "selection_matrix", "weight_image",
 ]

@@ -1,0 +1,42 @@
+"""The teaching texts say what the records say."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer import FGM
+from explorer.data import make
+from explorer.methods.base import IterationRecord
+from explorer.texts import explain
+
+
+def _fgm_record(names, new):  # ``new`` as the fit records it: an index array
+    return IterationRecord(iteration=3, inner_steps=12, objective=4.5, n_selected=8,
+                           selected=np.arange(8), elapsed=0.0,
+                           info={"block_names": names, "B": len(names), "n_blocks": 4,
+                                 "new_features": np.array(new, dtype=int), "active_blocks": 4})
+
+
+@pytest.mark.parametrize(("new", "says"), [
+    ([], "all of them were already in the model through earlier blocks, so no feature enters "
+         "(the new block re-weights them)"),
+    ([5, 6], "2 of them are new to the model"),
+    ([5, 6, 7, 8], "all of them are new to the model"),
+])
+def test_fgm_says_how_many_of_the_block_are_new(new, says):
+    text = explain("fgm", _fgm_record(["x1", "x2", "x3", "x4"], new))
+    assert f"(x1, x2, x3, x4); {says}." in text
+
+
+def test_fgm_texts_follow_a_real_fit():
+    ds = make("digits-3v8")
+    est = FGM(B=4, C=20).fit(ds.X, ds.y)
+    seen = set()
+    for record in est.history_:
+        new = record.info["new_features"]
+        seen.add(len(new))
+        text = explain("fgm", record)
+        assert f"Outer iteration {record.iteration + 1}:" in text
+        assert ("no feature enters" in text) == (len(new) == 0)
+    assert len(seen) > 1

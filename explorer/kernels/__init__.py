@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from . import _numba
 
 PART_NNZ = 2_000_000  # a sparse Xᵀs gets one thread per this many non-zeros (up to the cores)
+_NONE = np.zeros(0)  # an absent optional array of the compiled kernels
 
 
 def xts(X, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -184,14 +185,32 @@ def column_sums(X) -> tuple[np.ndarray, np.ndarray]:
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
     sums, sq = np.empty(X.shape[1]), np.empty(X.shape[1])
-    _numba.dense_column_sums(X, bool(X.flags.c_contiguous), sums, sq)
+    _numba.dense_column_sums(X, bool(X.flags.c_contiguous), sums, sq, _NONE, _NONE)
     return sums, sq
+
+
+def column_moments_and_xts(X: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, ...]:
+    """:func:`column_moments` and Xᵀr (float64) of a dense in-memory X in one pass over it: a
+    fit that needs its columns' moments and a first gradient reads X once."""
+    X = np.asarray(X)
+    if not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X)
+    r = np.ascontiguousarray(r, dtype=np.float64)
+    if r.shape != (X.shape[0],):  # the compiled kernel does not check its bounds
+        raise ValueError(f"r has shape {r.shape}; Xᵀr needs one value per row of X "
+                         f"({X.shape[0]})")
+    sums, sq, dot = (np.empty(X.shape[1]) for _ in range(3))
+    _numba.dense_column_sums(X, bool(X.flags.c_contiguous), sums, sq, r, dot)
+    return (*_moments(sums, sq, X.shape[0]), dot)
 
 
 def column_moments(X) -> tuple[np.ndarray, np.ndarray]:
     """Column means and standard deviations (1/n) of a dense, CSR or CSC X, as float64."""
-    sums, sq = column_sums(X)
-    n = max(X.shape[0], 1)
+    return _moments(*column_sums(X), X.shape[0])
+
+
+def _moments(sums, sq, n: int) -> tuple[np.ndarray, np.ndarray]:
+    n = max(n, 1)
     mean = sums / n
     return mean, np.sqrt(np.maximum(sq / n - mean * mean, 0.0))
 

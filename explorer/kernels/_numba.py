@@ -66,38 +66,60 @@ def csr_weighted_gram(data, indices, indptr, d, G, v):
 
 
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
-def dense_column_sums(X, row_major, sums, sq):
+def dense_column_sums(X, row_major, sums, sq, r, dot):
     """sums[j] = Σ_i X_ij and sq[j] = Σ_i X_ij² in one pass over a dense X (float64
-    accumulators whatever X's precision), in X's own memory order."""
+    accumulators whatever X's precision), in X's own memory order; with ``r`` of X's row count
+    (not empty) also dot[j] = Σ_i X_ij r_i, Xᵀr in the same pass."""
     n, m = X.shape
+    product = r.shape[0] > 0
     sums[:] = 0.0
     sq[:] = 0.0
+    if product:
+        dot[:] = 0.0
     if row_major:
         # four rows per sweep: a quarter of the loads and stores of the accumulators
         n4 = n - n % 4
         for i in range(0, n4, 4):
-            for j in range(m):
-                a = np.float64(X[i, j])
-                b = np.float64(X[i + 1, j])
-                c = np.float64(X[i + 2, j])
-                d = np.float64(X[i + 3, j])
-                sums[j] += (a + b) + (c + d)
-                sq[j] += (a * a + b * b) + (c * c + d * d)
+            if product:
+                r0, r1, r2, r3 = r[i], r[i + 1], r[i + 2], r[i + 3]
+                for j in range(m):
+                    a = np.float64(X[i, j])
+                    b = np.float64(X[i + 1, j])
+                    c = np.float64(X[i + 2, j])
+                    d = np.float64(X[i + 3, j])
+                    sums[j] += (a + b) + (c + d)
+                    sq[j] += (a * a + b * b) + (c * c + d * d)
+                    dot[j] += (a * r0 + b * r1) + (c * r2 + d * r3)
+            else:
+                for j in range(m):
+                    a = np.float64(X[i, j])
+                    b = np.float64(X[i + 1, j])
+                    c = np.float64(X[i + 2, j])
+                    d = np.float64(X[i + 3, j])
+                    sums[j] += (a + b) + (c + d)
+                    sq[j] += (a * a + b * b) + (c * c + d * d)
         for i in range(n4, n):
             for j in range(m):
                 v = np.float64(X[i, j])
                 sums[j] += v
                 sq[j] += v * v
+                if product:
+                    dot[j] += v * r[i]
     else:
         for j in range(m):
             a = 0.0
             b = 0.0
+            c = 0.0
             for i in range(n):
                 v = np.float64(X[i, j])
                 a += v
                 b += v * v
+                if product:
+                    c += v * r[i]
             sums[j] = a
             sq[j] = b
+            if product:
+                dot[j] = c
 
 
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})

@@ -25,7 +25,7 @@ import numpy as np
 from .._params import ParamSpec
 from ..data import DataError
 from ..data._validation import check_finite
-from ..optim.annealing import Annealing, AnnealingRun, anneal, gram_norm, standard_moments
+from ..optim.annealing import Annealing, AnnealingRun, anneal, first_pass, gram_norm
 from ..optim.datafits import Datafit, PairwiseDatafit
 from ..optim.losses import make_loss
 from ..optim.master import WarmStart
@@ -149,27 +149,28 @@ class FSA(BaseSelector):
         return bool(self.standardize) and self.basis is None and isinstance(X, np.ndarray)
 
     def _fit(self, X, y, recorder: Recorder, query=None, **_):
-        moments = None
-        if self._fit_checks_finite(X):
-            with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf: raised below
-                moments = standard_moments(X)
-            finite = np.isfinite(moments[0]) & np.isfinite(moments[1])
-            if not finite.all():
-                check_finite(X)  # names the first NaN or inf
-                raise DataError(f"X's column {int(np.argmin(finite)) + 1} cannot be "
-                                "standardised: its sums overflow float64 (values up to "
-                                f"{float(np.abs(X).max()):.3g}); rescale X")
         m = X.shape[1]
         if int(self.k) > m:
             raise ValueError(f"k={self.k} is larger than the number of features "
                              f"(n_features={m})")
         if query is not None and self.loss != "ranking":
             raise ValueError("query ids are only used by loss='ranking'")
-        if getattr(X, "is_chunked", False) and self.basis is not None:
+        piecewise = self.basis is not None
+        if getattr(X, "is_chunked", False) and piecewise:
             raise ValueError("basis='piecewise_linear' needs X in memory: a dask X is fitted "
                              "with the linear basis")
         datafit = self._datafit(y, query)
-        piecewise = self.basis is not None
+        moments = first = None
+        if self._fit_checks_finite(X):
+            # one pass: the moments, the finiteness check and the first step's Xᵀr
+            with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf: raised below
+                moments, first = first_pass(X, datafit)
+            finite = np.isfinite(moments[0]) & np.isfinite(moments[1])
+            if not finite.all():
+                check_finite(X)  # names the first NaN or inf
+                raise DataError(f"X's column {int(np.argmin(finite)) + 1} cannot be "
+                                "standardised: its sums overflow float64 (values up to "
+                                f"{float(np.abs(X).max()):.3g}); rescale X")
         config = Annealing(k=int(self.k), n_iter=int(self.n_iter), mu=float(self.mu),
                            ridge=float(self.ridge), fit_intercept=bool(self.fit_intercept),
                            standardize=bool(self.standardize),
@@ -181,7 +182,8 @@ class FSA(BaseSelector):
         run, self.eta_, outcome = anneal(
             X, datafit, config, eta, emit_many=recorder.emit_many, stop_flag=recorder.stop_flag(),
             reset=recorder.reset, on_state=self._publish, interrupt=recorder.interrupted,
-            warm=self._warm_for(n_features=m, piecewise=piecewise), moments=moments)
+            warm=self._warm_for(n_features=m, piecewise=piecewise), moments=moments,
+            first_product=first)
         if outcome == "stopped":
             recorder.stop()
         self._publish(run)

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..features import PiecewiseLinearBasis, second_difference
-from ..kernels import column_moments, xts
+from ..kernels import column_moments, column_moments_and_xts, xts
 from ..kernels.chunked import PassInterrupted, interruptible
 from .schedules import fsa_schedule
 
@@ -70,18 +70,19 @@ class Annealing:
 
 
 def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, stop_flag=None, reset=None,
-           warm=None, on_state=None, interrupt=None, moments=None):
+           warm=None, on_state=None, interrupt=None, moments=None, first_product=None):
     """Run Algorithm 1, its records written by ``emit_many`` (the protocol of
     :meth:`explorer.methods.base.Recorder.emit_many`: one call per chunk of steps); a run whose
     loss diverges restarts from the start at η/2 (``reset()`` tells the caller its records
     start over). Returns (the finished run, the η used, its
     outcome: "done", "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``interrupt()``
     is polled inside passes over a chunked X (see :meth:`AnnealingRun.run`). ``moments``:
-    X's :func:`standard_moments` when the caller has them (computed once for every restart)."""
+    X's :func:`standard_moments` when the caller has them (computed once for every restart);
+    ``first_product``: Xᵀr of the first step (:func:`first_pass`), which then reads no X."""
     outcome = "diverged"
     for _attempt in range(MAX_RESTARTS):
         run = AnnealingRun(config, X, datafit, eta, warm=warm, on_state=on_state,
-                           moments=moments)
+                           moments=moments, first_product=first_product)
         outcome = run.run(emit_many, stop_flag, interrupt)
         if outcome != "diverged":
             break
@@ -132,7 +133,7 @@ class AnnealingRun:
     are emitted, so a caller can publish it."""
 
     def __init__(self, config: Annealing, X, datafit, eta: float, warm=None, on_state=None,
-                 moments=None):
+                 moments=None, first_product=None):
         self.config = config
         self.on_state = on_state
         self.X = X
@@ -165,6 +166,8 @@ class AnnealingRun:
         if warm is not None:
             self.beta[warm.support] = warm.coef
             self.b = warm.intercept
+        # Xᵀr of the first step, taken in the pass over X that computed its moments
+        self._first_product = None if warm is not None or self.pl else first_product
 
     # --------------------------------------------------------------- model pieces
     def _outputs(self):
@@ -182,7 +185,10 @@ class AnnealingRun:
         """Gradient of the data term only (the prior is applied by its proximal step)."""
         if self.pl:
             return self.basis.gradient(self.bins, self.frac, r)
-        g = xts(self.work, r)
+        if self._first_product is not None:
+            g, self._first_product = self._first_product, None
+        else:
+            g = xts(self.work, r)
         g = (g - self.mean_work * r.sum()) / self.scale_work
         alive = self.work_pos >= 0
         full = np.zeros(self.alive.size)
@@ -254,7 +260,9 @@ class AnnealingRun:
         while e <= n_iter:
             before = self.alive, self.beta, self.b
             try:
-                steps, status = self._compiled_chunk(e) if self._compiled() else self._step(e)
+                # (a first step whose Xᵀr is known needs no pass: one numpy step)
+                steps, status = self._compiled_chunk(e) if self._compiled() and \
+                    self._first_product is None else self._step(e)
             except PassInterrupted:
                 self._restore(*before)
                 return "stopped"
@@ -457,6 +465,15 @@ def _cluster_memory() -> int:
     return int(sum(w.get("memory_limit", 0) or 0 for w in info.get("workers", {}).values()))
 
 
+def first_pass(X: np.ndarray, datafit) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """(:func:`standard_moments`, Xᵀr) of a dense in-memory X in one pass over it, r the data
+    term's gradient at β = 0 and a zero intercept (Algorithm 1's start): the first step's
+    product, which :class:`AnnealingRun` then takes instead of reading X again."""
+    r = datafit.gradient(np.zeros(X.shape[0]))
+    mean, std, product = column_moments_and_xts(X, r)
+    return (mean, _unit_if_constant(std)), product
+
+
 def standard_moments(X):
     """Column means and standard deviations (sparse-safe); zero-variance columns get 1. A
     column holding a NaN or an infinity, or whose sums overflow, has a mean or a standard
@@ -467,4 +484,8 @@ def standard_moments(X):
         std = np.sqrt(np.maximum(sq / X.shape[0] - mean**2, 0.0))
     else:
         mean, std = column_moments(X)
-    return mean, np.where((std > 0) | np.isnan(std), std, 1.0)
+    return mean, _unit_if_constant(std)
+
+
+def _unit_if_constant(std):
+    return np.where((std > 0) | np.isnan(std), std, 1.0)

@@ -130,6 +130,26 @@ def test_column_sums_match_numpy(layout, dtype, n):
         np.testing.assert_allclose(std, X64.std(axis=0), rtol=1e-4, atol=tol)
 
 
+@pytest.mark.parametrize("layout", ["dense", "fortran"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [1, 7, 40])
+def test_column_moments_and_xts_in_one_pass_match_numpy(layout, dtype, n):
+    from explorer.kernels import column_moments_and_xts
+
+    rng = np.random.default_rng(n)
+    X = rng.normal(3.0, 2.0, size=(n, 9)).astype(dtype)
+    r = rng.normal(size=n)
+    M = np.asfortranarray(X) if layout == "fortran" else X
+    mean, std, product = column_moments_and_xts(M, r)
+    X64 = X.astype(np.float64)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(mean, X64.mean(axis=0), rtol=tol, atol=tol)
+    np.testing.assert_allclose(std, X64.std(axis=0), rtol=1e-4, atol=tol)
+    np.testing.assert_allclose(product, X64.T @ r, rtol=tol, atol=tol)
+    with pytest.raises(ValueError, match="one value per row"):
+        column_moments_and_xts(M, np.ones(n + 1))
+
+
 def test_group_sumsq_overlapping():
     rng = np.random.default_rng(1)
     v = rng.normal(size=20)

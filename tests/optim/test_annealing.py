@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from explorer.methods.base import Recorder
-from explorer.optim.annealing import Annealing, anneal
+from explorer.optim.annealing import Annealing, anneal, first_pass
 from explorer.optim.datafits import Datafit
 from explorer.optim.losses import make_loss
 from explorer.optim.schedules import fsa_schedule
@@ -46,16 +46,21 @@ def _problem(seed=0, n=80, m=30):
     return X, y
 
 
-@pytest.mark.parametrize("layout", ["dense", "csr", "csc"])
+@pytest.mark.parametrize("layout", ["dense", "dense+first pass", "csr", "csc"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("loss", ["logistic", "huber_svm"])
 def test_run_equals_algorithm_1(layout, dtype, loss):
+    """Also when the first step's Xᵀr comes from the pass that took X's moments (FSA's
+    dense fits): the same run as reading X for it."""
     X, y = _problem()
     config = Annealing(k=4, n_iter=40, mu=10.0, ridge=1e-3)
     eta = 1.0
     recorder = Recorder()
-    run, eta_used, outcome = anneal(as_layout(X, layout, dtype), Datafit(make_loss(loss), y),
-                                    config, eta, emit_many=recorder.emit_many)
+    datafit = Datafit(make_loss(loss), y)
+    data = as_layout(X, layout.split("+")[0], dtype)
+    moments, first = first_pass(data, datafit) if "first pass" in layout else (None, None)
+    run, eta_used, outcome = anneal(data, datafit, config, eta, emit_many=recorder.emit_many,
+                                    moments=moments, first_product=first)
     records = recorder.history
     alive, beta, b, losses = algorithm_1(X.astype(dtype), y, loss, config, eta)
     tol = 1e-4 if dtype == np.float32 else 1e-10
@@ -71,16 +76,35 @@ def test_run_equals_algorithm_1(layout, dtype, loss):
     assert [r.iteration for r in records] == list(range(config.n_iter))
 
 
-def test_a_diverging_run_restarts_at_half_the_step():
+@pytest.mark.parametrize("first", [False, True])
+def test_a_diverging_run_restarts_at_half_the_step(first):
     X, y = _problem(1)
     resets = []
     config = Annealing(k=3, n_iter=20, mu=10.0, ridge=0.0)
     datafit = Datafit(make_loss("squared"), y * 5.0, scale=2.0)
+    moments, product = first_pass(X, datafit) if first else (None, None)
     run, eta, outcome = anneal(X, datafit, config, 1e4, emit_many=Recorder().emit_many,
-                               reset=lambda: resets.append(1))
+                               reset=lambda: resets.append(1), moments=moments,
+                               first_product=product)
     assert outcome == "done"
     assert eta == 1e4 / 2 ** len(resets) and len(resets) >= 5
     assert np.all(np.isfinite(run.beta)) and run.alive.size == 3
+    if first:  # each restart starts from β = 0 again, with the same first product
+        reference, *_ = anneal(X, datafit, config, eta, emit_many=Recorder().emit_many)
+        np.testing.assert_array_equal(run.alive, reference.alive)
+        np.testing.assert_allclose(run.beta, reference.beta, rtol=1e-12)
+
+
+def test_the_first_pass_is_the_moments_and_the_first_gradient():
+    X, y = _problem(3)
+    datafit = Datafit(make_loss("logistic"), y)
+    X[:, 5] = 2.0  # a constant column keeps a unit scale
+    (mean, scale), product = first_pass(X, datafit)
+    np.testing.assert_allclose(mean, X.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(scale, np.where(X.std(axis=0) > 1e-12, X.std(axis=0), 1.0),
+                               rtol=1e-10)
+    np.testing.assert_allclose(product, X.T @ datafit.gradient(np.zeros(len(y))), rtol=1e-12,
+                               atol=1e-14)
 
 
 def test_emit_returning_false_stops_with_the_model_of_the_last_record():

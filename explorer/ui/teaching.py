@@ -184,7 +184,8 @@ class FSATeachingPage(_StepPage):
 
     def on_reset(self):
         self.convergence.reset()
-        self.schedule.object = self._schedules().opts(title=SCHEDULE_TITLE)
+        self.schedule.object = self._schedules().opts(title=SCHEDULE_TITLE,
+                                                      **viz.BEST_LEGEND)
         self.paths.object = viz.path_curves(viz.coefficient_paths([]))
 
     def on_records(self, update):
@@ -195,7 +196,8 @@ class FSATeachingPage(_StepPage):
                                np.array([r.n_selected for r in records])),
                               "iteration e", "M_e", label="kept so far").opts(
                 color=viz.SELECTED_COLOR, size=5)
-            self.schedule.object = (self._schedules() * kept).opts(title=SCHEDULE_TITLE)
+            self.schedule.object = (self._schedules() * kept).opts(
+                title=SCHEDULE_TITLE, **viz.BEST_LEGEND)
             self.paths.object = viz.path_curves(viz.coefficient_paths(records))
 
     def __panel__(self):

@@ -26,8 +26,6 @@ from ..metrics import METRICS
 from . import _widgets as W
 
 MAP_COLUMNS = 1000  # features drawn in the entries-and-exits map (the most recent first)
-# a compact legend in the corner that hides least of the plot, moved as the data grows
-_LEGEND = dict(hooks=[viz.legend_in_emptiest_corner], legend_opts=viz.LEGEND_OPTS)
 
 
 def _ensure_backend() -> None:
@@ -121,7 +119,7 @@ class ConvergenceView(pn.viewable.Viewer):
             title=("objective per inner step" if inner else "objective per iteration")
             + (" (log scale)" if log else ""), responsive=True, height=h, show_legend=legend,
             legend_position="top_right", show_grid=True, logy=log,
-            **_LEGEND))
+            **viz.BEST_LEGEND))
         self.bounds_pane.object = hv.DynamicMap(_whole(viz.gap_curve),
                                                 streams=[self._bounds]).opts(
             hv.opts.Overlay(title="certified gap (log scale)", responsive=True, height=h,
@@ -133,7 +131,7 @@ class ConvergenceView(pn.viewable.Viewer):
                             + (" (log scale)" if schedule else ""), responsive=True,
                             height=h, show_legend=bool(schedule), logy=bool(schedule),
                             legend_position="top_right", show_grid=True,
-                            **_LEGEND))
+                            **viz.BEST_LEGEND))
 
     def configure_for(self, cls) -> None:
         """:meth:`configure` from a method class's declarations."""
@@ -286,7 +284,7 @@ class AccuracyView(pn.viewable.Viewer):
                 data[0], data[1], METRICS[data[1]].label if data[1] in METRICS else data[1]),
                 streams=[self._pipe]).opts(hv.opts.Overlay(
                     responsive=True, height=height, title="test measure versus #features",
-                    show_grid=True, **_LEGEND)),
+                    show_grid=True, **viz.BEST_LEGEND)),
             sizing_mode="stretch_width", css_classes=["view-accuracy"])
 
     def show(self, frame: pd.DataFrame, metric: str | None = None) -> None:

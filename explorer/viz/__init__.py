@@ -2,6 +2,7 @@
 (``_elements``). No Panel here, and no numerics beyond arranging what the core computed."""
 
 from ._elements import (
+    BEST_LEGEND,
     LEGEND_OPTS,
     SELECTED_COLOR,
     YOURS_COLOR,
@@ -36,7 +37,7 @@ from ._frames import (
 )
 
 __all__ = [
-    "LEGEND_OPTS", "SELECTED_COLOR", "YOURS_COLOR",
+    "BEST_LEGEND", "LEGEND_OPTS", "SELECTED_COLOR", "YOURS_COLOR",
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",
     "path_curves", "BOUNDS_COLUMNS", "CONVERGENCE_COLUMNS", "KEPT_COLUMNS", "accuracy_plot",
     "block_membership", "convergence_curve",

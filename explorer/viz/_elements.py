@@ -177,6 +177,10 @@ def legend_in_emptiest_corner(plot, element) -> None:
         logy=isinstance(figure.y_scale, LogScale), points=points)
 
 
+# an Overlay's options for a compact legend in the corner that hides least, moved with the data
+BEST_LEGEND = {"hooks": [legend_in_emptiest_corner], "legend_opts": LEGEND_OPTS}
+
+
 def _field(spec):
     if isinstance(spec, str):
         return spec

@@ -95,13 +95,52 @@ def check_compatible(method, dataset: Dataset, params: dict | None = None) -> No
                             source=source)
     if task == "classification":
         if dataset.task != "classification":
-            raise DataError(f"{cls.display_name or cls.__name__} is a classifier but the "
-                            f"target is a {dataset.task} target", source=source)
+            raise DataError(f"{name} is a classifier but the target is a {dataset.task} "
+                            f"target{_remedy(cls, dataset.task, params)}", source=source)
         if cls.multiclass == "binary":
-            check_binary(dataset.y, method=cls.display_name or cls.__name__, source=source)
+            check_binary(dataset.y, method=name, source=source)
     elif task == "regression" and dataset.task == "classification":
-        raise DataError(f"{cls.display_name or cls.__name__} with these settings is a "
-                        "regressor but the target holds class labels", source=source)
+        raise DataError(f"{name} with these settings is a regressor but the target holds "
+                        f"class labels{_remedy(cls, dataset.task, params)}", source=source)
+
+
+def settings_for_task(method, task: str, params: dict | None = None) -> dict | None:
+    """What makes ``method`` with ``params`` solve ``task`` ("classification", "regression",
+    "ranking"): {} when it already does, else the first value of one choice parameter, in
+    declaration order, that does (FSA on a ranking target: ``{"loss": "ranking"}``); None when
+    no single choice does."""
+    cls = _resolve(method)
+    base = dict(params or {})
+    if cls(**base)._task == task:
+        return {}
+    for spec in cls.param_specs:
+        if spec.kind != "choice":
+            continue
+        for choice in spec.choices:
+            if choice == base.get(spec.name, spec.default):
+                continue
+            try:
+                if cls(**{**base, spec.name: choice})._task == task:
+                    return {spec.name: choice}
+            except (TypeError, ValueError):
+                continue
+    return None
+
+
+def _remedy(cls, task: str, params) -> str:
+    """The setting, or else the methods, that fit a target of this task (for a message)."""
+    fix = settings_for_task(cls, task, params)
+    if fix:
+        return ": set " + ", ".join(f"{k}={v!r}" for k, v in fix.items())
+    from .methods import REGISTRY
+
+    fitting = []
+    for key, other in REGISTRY.items():
+        change = settings_for_task(other, task)
+        if change is not None:
+            fitting.append(f"{other.display_name or key}" + "".join(
+                f" ({k}={v!r})" for k, v in change.items()))
+    return "; methods for it: " + ", ".join(fitting) if fitting else ""
 
 
 def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from explorer.experiments import monotone_fraction, sweep
 
@@ -53,3 +54,20 @@ def test_sweep_reports_recovery_when_truth_is_known():
     ds = make("fsa-correlated", n_samples=300, n_features=100, k_star=3)
     frame = sweep("fisher", ds, values=[3, 10])
     assert "percent_found" in frame and frame["found"].iloc[-1] >= frame["found"].iloc[0]
+
+
+def test_a_refusal_names_the_setting_or_the_methods_that_fit():
+    from explorer.data import DataError, load
+    from explorer.experiments import check_compatible, settings_for_task
+
+    ranking, regression = load("fsa-ranking"), load("fsa-regression")
+    assert settings_for_task("fsa", "ranking") == {"loss": "ranking"}
+    assert settings_for_task("fsa", "classification") == {}
+    assert settings_for_task("fgm", "ranking") is None
+    with pytest.raises(DataError, match="FSA is a classifier but the target is a ranking "
+                                        "target: set loss='ranking'"):
+        check_compatible("fsa", ranking)
+    with pytest.raises(DataError, match=r"FGM is a classifier .* regression target; methods "
+                                        r"for it: .*Lasso.*FSA \(loss='squared'\)"):
+        check_compatible("fgm", regression)
+    check_compatible("fsa", ranking, {"loss": "ranking"})  # the named setting fits

@@ -21,7 +21,7 @@ import param
 from .. import metrics as M
 from .._params import ParamSpec
 from ..data import DataError, Dataset, catalogue, entry, format_bytes, load
-from ..experiments import check_compatible, fit_kwargs
+from ..experiments import check_compatible, fit_kwargs, settings_for_task
 from ..methods import REGISTRY, get_method
 from ..texts import explain
 from . import _session
@@ -193,6 +193,25 @@ class ExplorerState(param.Parameterized):
             self.notify(f"Loaded {name}: {self.data.summary()}", "info")
         self._reset_results()
         self.data_version += 1
+        suited = self._suit_the_target()
+        if suited:
+            self.message = f"{self.message}. {suited}"
+
+    def _suit_the_target(self) -> str:
+        """Set the one choice (FSA's loss) that makes the method solve the loaded data's task
+        when the current settings do not (FSA on a ranking dataset: loss = 'ranking'), and say
+        so; "" when nothing changed. The widgets, URL and exported session show the setting."""
+        if self.data is None:
+            return ""
+        try:
+            fix = settings_for_task(self.method, self.data.task, self.current_params())
+        except (TypeError, ValueError):
+            return ""
+        if not fix:
+            return ""
+        self.method_params.update(fix)
+        changes = ", ".join(f"{name} = {value!r}" for name, value in fix.items())
+        return f"{self.method_class.display_name}'s {changes} for this {self.data.task} target"
 
     # ================================================================= method
     @property
@@ -203,10 +222,14 @@ class ExplorerState(param.Parameterized):
         return self.method_class.param_specs
 
     def current_params(self) -> dict[str, Any]:
-        """Declared parameters with the user's values over the defaults."""
-        specs = {s.name: s.default for s in self.method_specs()}
-        specs.update({k: v for k, v in self.method_params.items() if k in specs})
-        return specs
+        """Declared parameters with the user's values over the defaults; a default beyond the
+        data's size is cut to it (FS-Manifold's m = 20 on the 13 features of wine), as the
+        widget's range is (a value the user sets is checked by the fit)."""
+        sizes = {} if self.data is None else \
+            dict(n_samples=self.data.n_samples, n_features=self.data.n_features)
+        values = {s.name: _within(s, s.default, **sizes) for s in self.method_specs()}
+        values.update({k: v for k, v in self.method_params.items() if k in values})
+        return values
 
     def _validated(self, specs, name, value, what, owner):
         """(True, value checked against its spec) or (False, None) with the error notified."""
@@ -250,7 +273,9 @@ class ExplorerState(param.Parameterized):
         self._reset_results()
         self.data_version += 1
         if self.data is not None:
-            self._explain_compatibility()
+            suited = self._suit_the_target()
+            if self._explain_compatibility() and suited:
+                self.notify(suited, "info")
 
     @param.depends("dataset", watch=True)
     def _on_dataset(self):
@@ -549,3 +574,12 @@ class ExplorerState(param.Parameterized):
 
     def export_json(self) -> str:
         return _session.export_json(self)
+
+
+def _within(spec: ParamSpec, value, n_samples: int | None = None,
+            n_features: int | None = None):
+    """A numeric default cut to the upper end of its range on data of this size."""
+    high = spec.high_for(n_samples, n_features) if spec.bound else None
+    if high is None or spec.kind not in ("int", "float") or value is None or value <= high:
+        return value
+    return int(high) if spec.kind == "int" else float(high)

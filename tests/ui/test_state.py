@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from explorer.ui import ExplorerState
+from explorer.ui import ExplorerState, _session
 
 
 @pytest.fixture
@@ -396,5 +396,56 @@ def test_the_last_record_is_explained_when_the_end_comes_in_a_later_poll():
         s._events.put(Event("done", 5, est))
         s.poll()
         assert f"Outer iteration {len(est.history_)}" in s.explanation
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize(("dataset", "loss", "task"), [("fsa-ranking", "ranking", "ranking"),
+                                                       ("fsa-regression", "squared",
+                                                        "regression")])
+def test_fsa_takes_the_loss_of_the_loaded_target(dataset, loss, task):
+    """FSA on its own ranking or regression data: the loss that fits the target is set (and
+    said), not a refusal telling the user FSA is a classifier; both orders of choosing."""
+    s = ExplorerState(dataset=dataset, live=False)
+    try:
+        s.method = "fsa"
+        assert s.current_params()["loss"] == loss
+        assert s.message_level == "info" and f"loss = '{loss}' for this {task} target" in \
+            s.message
+        assert s.fit()
+        update = s.wait(60)
+        assert update.finished and s.estimator.loss == loss and s.estimator.n_selected_ == 10
+        assert f"loss={loss}" in _session.query_string(s)  # the URL carries the setting
+        s.dataset = "fsa-correlated"  # back to labels: the classifier's loss again
+        assert s.current_params()["loss"] == "logistic" and "for this classification" in \
+            s.message
+    finally:
+        s.close()
+
+
+def test_a_default_larger_than_the_data_is_cut_to_it():
+    """FS-Manifold's m = 20 on the 13 features of wine: the default is cut to 13, as the
+    slider's range is, and the fit runs (it failed with 'm=20 is larger than the number of
+    features'); a value the user sets beyond it is still refused by the fit."""
+    s = ExplorerState(dataset="wine", live=False)
+    try:
+        s.method = "fs-manifold"
+        assert s.current_params()["m"] == 13
+        assert s.fit()
+        update = s.wait(60)
+        assert update.finished and s.estimator.n_selected_ == 13
+        assert _session.export_session(s)["params"]["m"] == 13
+    finally:
+        s.close()
+
+
+def test_an_unfit_method_names_the_ones_that_fit():
+    s = ExplorerState(dataset="fsa-regression", live=False)
+    try:
+        s.method = "fgm"
+        assert not s.fit()
+        assert s.message_level == "error"
+        assert "FGM is a classifier but the target is a regression target; methods for it:" \
+            in s.message and "Lasso" in s.message and "FSA (loss='squared')" in s.message
     finally:
         s.close()

@@ -93,12 +93,17 @@ def _grfl(record) -> str:
 
 def _fsa(record) -> str:
     info = record.info
-    killed = info.get("killed", [])
+    killed = len(info.get("killed", []))
+    kept = info.get("M_e", record.n_selected)
+    if killed == 0:
+        outcome = f"all {record.n_selected} survive (M_e = {kept})"
+    else:
+        outcome = (f"the schedule keeps M_e = {kept}: {killed} "
+                   f"variable{'s' if killed > 1 else ''} with the smallest |β| "
+                   f"{'were' if killed > 1 else 'was'} killed for good")
     return (f"Iteration {record.iteration + 1}: one gradient step on the "
             f"{info.get('before', record.n_selected)} surviving variables "
-            f"(loss {record.objective:.4g}), then the schedule keeps M_e = "
-            f"{info.get('M_e', record.n_selected)}: {len(killed)} variables with the "
-            f"smallest |β| were killed for good.")
+            f"(loss {record.objective:.4g}), then {outcome}.")
 
 
 def _fs_manifold(record) -> str:

@@ -40,3 +40,16 @@ def test_fgm_texts_follow_a_real_fit():
         assert f"Outer iteration {record.iteration + 1}:" in text
         assert ("no feature enters" in text) == (len(new) == 0)
     assert len(seen) > 1
+
+
+def test_fsa_says_what_each_iteration_killed():
+    from explorer import FSA
+    from explorer.data import make
+
+    ds = make("fsa-correlated", n_samples=200, n_features=100)
+    est = FSA(k=5, n_iter=60).fit(ds.X, ds.y)
+    texts = {len(r.info["killed"]): explain("fsa", r) for r in est.history_}
+    assert "all 5 survive (M_e = 5)" in texts[0]
+    assert "1 variable with the smallest |β| was killed for good" in texts[1]
+    many = max(texts)
+    assert f"{many} variables with the smallest |β| were killed for good" in texts[many]

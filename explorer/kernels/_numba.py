@@ -80,24 +80,18 @@ def dense_column_sums(X, row_major, sums, sq, r, dot):
         # four rows per sweep: a quarter of the loads and stores of the accumulators
         n4 = n - n % 4
         for i in range(0, n4, 4):
+            r0 = r1 = r2 = r3 = 0.0
             if product:
                 r0, r1, r2, r3 = r[i], r[i + 1], r[i + 2], r[i + 3]
-                for j in range(m):
-                    a = np.float64(X[i, j])
-                    b = np.float64(X[i + 1, j])
-                    c = np.float64(X[i + 2, j])
-                    d = np.float64(X[i + 3, j])
-                    sums[j] += (a + b) + (c + d)
-                    sq[j] += (a * a + b * b) + (c * c + d * d)
+            for j in range(m):  # (the loop-invariant test below is hoisted by LLVM)
+                a = np.float64(X[i, j])
+                b = np.float64(X[i + 1, j])
+                c = np.float64(X[i + 2, j])
+                d = np.float64(X[i + 3, j])
+                sums[j] += (a + b) + (c + d)
+                sq[j] += (a * a + b * b) + (c * c + d * d)
+                if product:
                     dot[j] += (a * r0 + b * r1) + (c * r2 + d * r3)
-            else:
-                for j in range(m):
-                    a = np.float64(X[i, j])
-                    b = np.float64(X[i + 1, j])
-                    c = np.float64(X[i + 2, j])
-                    d = np.float64(X[i + 3, j])
-                    sums[j] += (a + b) + (c + d)
-                    sq[j] += (a * a + b * b) + (c * c + d * d)
         for i in range(n4, n):
             for j in range(m):
                 v = np.float64(X[i, j])

@@ -80,8 +80,8 @@ def run(args) -> int:
         print(f"explorer: {exc}", file=sys.stderr)
         return 2
     table = selected_table(estimator, split)
-    task = estimator._task if estimator._task != "ranking" else "regression"
-    scores = evaluate(estimator, split.X_test, split.y_test, metrics_for(task))
+    scores = evaluate(estimator, split.X_test, split.y_test, metrics_for(estimator._task),
+                      query=split.query_test)
     print(f"dataset  {split.name}: {split.summary()}")
     print(f"method   {method} {json.dumps(params, default=str)}")
     print(f"fit      {estimator.n_iter_} iterations, {estimator.fit_time_:.3f} s")

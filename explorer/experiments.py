@@ -63,7 +63,8 @@ def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callb
         "objective": float(est.history_[-1].objective) if getattr(est, "history_", None)
         else float("nan"),
     }
-    row.update(evaluate(est, dataset.X_test, dataset.y_test, metrics))
+    row.update(evaluate(est, dataset.X_test, dataset.y_test, metrics,
+                        query=dataset.query_test))
     if dataset.truth is not None:
         rec = recovery(est.selected_features_, dataset.truth)
         row["found"] = rec["found"]

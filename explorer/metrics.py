@@ -202,6 +202,7 @@ class Metric:
     tasks: tuple[str, ...]
     binary: Callable
     multi: Callable | None = None
+    grouped: bool = False  # ``binary(y, values, query)``: measured inside each query
 
 
 METRICS: dict[str, Metric] = {
@@ -213,8 +214,12 @@ METRICS: dict[str, Metric] = {
     "prbep": Metric("prbep", "PRBEP", "scores", True, ("classification",), prbep, macro_prbep),
     "rec@2p": Metric("rec@2p", "Rec@2p", "scores", True, ("classification",), recall_at_k,
                      macro_recall_at_k),
-    "rmse": Metric("rmse", "RMSE", "labels", False, ("regression", "ranking"), rmse),
+    "rmse": Metric("rmse", "RMSE", "labels", False, ("regression",), rmse),
     "r2": Metric("r2", "R²", "labels", True, ("regression",), r2),
+    # a ranking's scores have no scale of the grades (an RMSE of them says nothing): the share
+    # of a query's pairs of different grades that they order right
+    "pairwise": Metric("pairwise", "pairwise accuracy", "scores", True, ("ranking",),
+                       pairwise_accuracy, grouped=True),
 }
 
 
@@ -223,8 +228,10 @@ def metrics_for(task: str) -> list[str]:
     return [name for name, m in METRICS.items() if task in m.tasks]
 
 
-def evaluate(estimator, X, y, metrics: Sequence[str] = ("accuracy",)) -> dict[str, float]:
-    """Compute each named measure of a fitted estimator on (X, y).
+def evaluate(estimator, X, y, metrics: Sequence[str] = ("accuracy",),
+             query=None) -> dict[str, float]:
+    """Compute each named measure of a fitted estimator on (X, y); ``query``: the rows'
+    query ids, inside which a ranking measure compares (None: one query).
 
     Measures that do not apply to the estimator's task are returned as NaN rather than raising,
     so a sweep over mixed methods keeps its columns aligned.
@@ -248,7 +255,9 @@ def evaluate(estimator, X, y, metrics: Sequence[str] = ("accuracy",)) -> dict[st
                     if hasattr(estimator, "decision_function") else estimator.predict(X)
             value_in = scores
         classes = getattr(estimator, "classes_", None)
-        if task == "classification" and classes is not None and len(classes) > 2:
+        if metric.grouped:
+            out[name] = float(metric.binary(y, value_in, query))
+        elif task == "classification" and classes is not None and len(classes) > 2:
             out[name] = float(metric.multi(y, value_in, classes))
         elif task == "classification" and classes is not None:
             out[name] = float(metric.binary(y, value_in, pos_label=classes[1])

@@ -111,3 +111,24 @@ def test_gaussian_sign_accuracy_closed_forms_and_bad_input():
         M.gaussian_sign_accuracy(v, np.nan, w)
     with pytest.raises(ValueError, match="zero"):
         M.gaussian_sign_accuracy(v, 0.0, np.zeros(8))
+
+
+def test_a_ranking_is_measured_inside_its_queries():
+    """pairwise accuracy: the share of pairs of different grades in one query that the scores
+    order right, against a loop over every pair; RMSE does not apply to a ranking's scores."""
+    from explorer import FSA
+    from explorer.data import load
+    from explorer.metrics import evaluate
+
+    ds = load("fsa-ranking")
+    est = FSA(k=10, loss="ranking").fit(ds.X, ds.y, query=ds.query)
+    scores = est.predict(ds.X_test)
+    right = total = 0
+    for i in range(len(ds.y_test)):
+        for j in range(len(ds.y_test)):
+            if ds.query_test[i] == ds.query_test[j] and ds.y_test[i] > ds.y_test[j]:
+                total += 1
+                right += scores[i] > scores[j]
+    out = evaluate(est, ds.X_test, ds.y_test, ["pairwise", "rmse"], query=ds.query_test)
+    assert out["pairwise"] == pytest.approx(right / total, abs=1e-12) and 0.6 < out["pairwise"]
+    assert np.isnan(out["rmse"])

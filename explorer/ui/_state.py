@@ -536,9 +536,10 @@ class ExplorerState(param.Parameterized):
 
     def headline_scores(self) -> dict[str, float]:
         """The current model's main test measures for the status line (accuracy and F1 for
-        classification, RMSE and R² for regression); empty without a test split."""
+        classification, RMSE and R² for regression, pairwise accuracy for ranking); empty
+        without a test split."""
         try:
-            scores = self.test_scores(("accuracy", "f1", "rmse", "r2"))
+            scores = self.test_scores(("accuracy", "f1", "rmse", "r2", "pairwise"))
         except Exception as exc:  # a model that cannot score says why, the status stays
             log.warning("scoring the model on the test split failed: %s", exc)
             return {}
@@ -549,9 +550,9 @@ class ExplorerState(param.Parameterized):
         if self.estimator is None or self.data is None or not self.data.has_test:
             return {}
         task = getattr(self.estimator, "_task", "classification")
-        task = task if task != "ranking" else "regression"
         measures = [m for m in (names or M.metrics_for(task)) if task in M.METRICS[m].tasks]
-        return M.evaluate(self.estimator, self.data.X_test, self.data.y_test, measures)
+        return M.evaluate(self.estimator, self.data.X_test, self.data.y_test, measures,
+                          query=self.data.query_test)
 
     # ================================================================= URL + sessions
     def to_query(self) -> dict[str, str]:

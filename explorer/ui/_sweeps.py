@@ -45,8 +45,7 @@ class Sweeps:
 
         self.token += 1
         self.clear()
-        task = state.data.task if state.data.task != "ranking" else "regression"
-        measures = M.metrics_for(task)
+        measures = M.metrics_for(state.data.task)
         methods = self.methods(state)
         self.total = n_points * len(methods)
         data = state.data

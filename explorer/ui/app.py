@@ -318,8 +318,7 @@ class ExplorerApp(pn.viewable.Viewer):
         data = self.state.data
         if data is None:
             return
-        task = data.task if data.task != "ranking" else "regression"
-        allowed = metrics_for(task)
+        allowed = metrics_for(data.task)
         self.metric_select.options = {METRICS[m].label: m for m in allowed}
         if self.state.metric not in allowed:
             self.state.metric = allowed[0]

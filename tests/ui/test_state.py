@@ -415,6 +415,13 @@ def test_fsa_takes_the_loss_of_the_loaded_target(dataset, loss, task):
         assert s.fit()
         update = s.wait(60)
         assert update.finished and s.estimator.loss == loss and s.estimator.n_selected_ == 10
+        # the status line's measure is the task's: pairwise accuracy inside each query for a
+        # ranking (its scores have no scale of the grades: an RMSE of them said nothing)
+        headline = s.headline_scores()
+        assert set(headline) == ({"pairwise"} if task == "ranking" else {"rmse", "r2"})
+        if task == "ranking":
+            assert 0.6 < headline["pairwise"] <= 1.0
+            assert "test pairwise accuracy" in s.status and "RMSE" not in s.status
         assert f"loss={loss}" in _session.query_string(s)  # the URL carries the setting
         s.dataset = "fsa-correlated"  # back to labels: the classifier's loss again
         assert s.current_params()["loss"] == "logistic" and "for this classification" in \

@@ -172,10 +172,25 @@ def section_steps(args, tables):
                   "the median of the rounds' ratios)",
                   ["path", "fit ms", "one pass ms", "fit in passes", "schedule passes"])
     default = annealing_module.COMPILED_CELLS
-    for name, cells in (("compiled steps (default)", default), ("numpy steps", 0)):
+
+    def fit():
+        return FSA(k=10).fit(ds.X, ds.y)
+
+    def fit_and_read():  # the 500 records built (a fit without a callback defers them)
+        est = fit()
+        assert len(est.history_) == est.n_iter_
+        return est
+
+    def fit_streamed():  # the app's case: every record handed to a callback as it is made
+        return FSA(k=10).fit(ds.X, ds.y, callback=lambda record: None)
+
+    for name, cells, fn in (("compiled steps (default)", default, fit),
+                            ("compiled steps, records read", default, fit_and_read),
+                            ("compiled steps, records to a callback", default, fit_streamed),
+                            ("numpy steps", 0, fit)):
         annealing_module.COMPILED_CELLS = cells
         try:
-            t, unit, ratio, est = in_passes(lambda: FSA(k=10).fit(ds.X, ds.y), ds.X, 15)
+            t, unit, ratio, est = in_passes(fn, ds.X, 15)
         finally:
             annealing_module.COMPILED_CELLS = default
         # two products per step over the columns alive before it (the kernel skips the dead)

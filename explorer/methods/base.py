@@ -97,7 +97,8 @@ class Recorder:
         self.callback = callback
         self.info = dict(info or {})
         self.parent = parent
-        self.history: list[IterationRecord] = []
+        self._history: list = []  # records, and batches a compiled loop deferred (_Deferred)
+        self._count = 0  # records written to this root so far (deferred ones included)
         self.warnings: list[tuple[type[Warning], str]] = []
         self.stopped = False
         self._t0 = time.perf_counter()
@@ -113,8 +114,14 @@ class Recorder:
         """Forget the records so far (a method restarting its run); numbering restarts at 0,
         which is how a streaming view knows to clear its plots."""
         root = self._root()
-        root.history.clear()
-        self.history.clear()
+        root._history.clear()
+        self._history.clear()
+        root._count = 0
+
+    @property
+    def history(self) -> list[IterationRecord]:
+        """The records so far (deferred batches built now)."""
+        return built(self._history)
 
     def child(self, **info) -> Recorder:
         """A recorder whose records go to this one with ``info`` added (one-vs-rest members)."""
@@ -177,34 +184,13 @@ class Recorder:
         dicts are taken over, not copied. Returns None when the fit goes on, else the batch
         index of the record after which it must stop (the records after it are not written)."""
         root = self._root()
-        history = root.history
-        own = None if self is root else self.history
-        extra = self.info
-        steps = int(inner_steps)
-        new = object.__new__
-        now = root.elapsed()  # one clock read per batch when no callback runs in between
-        checked = None
-        for index, (value, chosen, details) in enumerate(zip(objective, selected, info)):
-            if chosen is not checked:  # consecutive records often share one array
-                if (type(chosen) is not np.ndarray or chosen.dtype != _INDEX
-                        or chosen.flags.writeable or chosen.base is not None):
-                    chosen = np.array(chosen, dtype=_INDEX)  # a read-only owner to share
-                    chosen.setflags(write=False)
-                checked = chosen
-            lower, upper = (None, None) if bounds is None else bounds[index]
-            measure = None if inner_measure is None else inner_measure[index]
-            # the frozen dataclass's __init__ sets each field through object.__setattr__
-            # (2 µs a record; FSA writes 500 per 10 ms fit): fill the fields directly
-            record = new(IterationRecord)
-            record.__dict__.update(
-                iteration=len(history), inner_steps=steps, objective=float(value),
-                n_selected=chosen.size if n_selected is None else int(n_selected[index]),
-                selected=chosen, elapsed=now,
-                lower=None if lower is None else float(lower),
-                upper=None if upper is None else float(upper),
-                inner_measure=None if measure is None else float(measure),
-                info={**extra, **details} if extra else details)
-            history.append(record)
+        own = None if self is root else self._history
+        clock = [root.elapsed()]  # one clock read per batch when no callback runs in between
+        records = _records(root._count, clock, int(inner_steps), self.info, objective, selected,
+                           info, n_selected, bounds, inner_measure)
+        for index, record in enumerate(records):
+            root._history.append(record)
+            root._count += 1
             if own is not None:
                 own.append(record)
             if root.callback is not None and not root.stopped:
@@ -215,10 +201,92 @@ class Recorder:
                     root._callback_time += time.perf_counter() - start
                 if answer is False:
                     root.stopped = True
-                now = root.elapsed()
+                clock[0] = root.elapsed()  # the next record's (built after this callback)
             if root.stopped:
                 return index
         return None
+
+    def emit_deferred(self, count: int, build: Callable[[], tuple[Sequence, Sequence, Sequence]],
+                      *, inner_steps: int = 0) -> int | None:
+        """Record ``count`` iterations whose ``(objective, selected, info)`` sequences
+        ``build()`` returns (as :meth:`emit_many` takes them). With a callback to call, or a
+        stop requested, that is :meth:`emit_many` now; otherwise the records are built when
+        first read (:attr:`history`, the estimator's ``history_``), with the numbers and clock
+        they would have had: a compiled loop writing hundreds of records per millisecond-long
+        fit (FSA) does not build them for a caller that never reads them."""
+        root = self._root()
+        if root.callback is not None or root.stopped:
+            objective, selected, info = build()
+            return self.emit_many(objective=objective, selected=selected, info=info,
+                                  inner_steps=inner_steps)
+        batch = _Deferred(root._count, root.elapsed(), int(inner_steps), dict(self.info), build)
+        root._history.append(batch)
+        root._count += int(count)
+        if self is not root:
+            self._history.append(batch)
+        return None
+
+
+class _Deferred:
+    """Records :meth:`Recorder.emit_deferred` will build when first read (once: a member's
+    history and its root's share the records)."""
+
+    __slots__ = ("start", "elapsed", "inner_steps", "extra", "build", "records")
+
+    def __init__(self, start, elapsed, inner_steps, extra, build):
+        self.start, self.elapsed, self.inner_steps = start, elapsed, inner_steps
+        self.extra, self.build, self.records = extra, build, None
+
+    def materialize(self) -> list[IterationRecord]:
+        if self.records is None:
+            objective, selected, info = self.build()
+            self.records = list(_records(self.start, [self.elapsed], self.inner_steps,
+                                         self.extra, objective, selected, info))
+            self.build = None  # drop what the records were built from
+        return self.records
+
+
+def built(history: list) -> list[IterationRecord]:
+    """``history`` (a recorder's list) with its deferred batches replaced, in place, by their
+    records."""
+    if any(type(item) is _Deferred for item in history):
+        flat = []
+        for item in history:
+            if type(item) is _Deferred:
+                flat.extend(item.materialize())
+            else:
+                flat.append(item)
+        history[:] = flat
+    return history
+
+
+def _records(first, clock, inner_steps, extra, objective, selected, info, n_selected=None,
+             bounds=None, inner_measure=None):
+    """The :class:`IterationRecord` objects of a batch, numbered from ``first``, each built
+    when the one before it was taken (its ``elapsed`` is ``clock[0]`` then)."""
+    new = object.__new__
+    checked = None
+    for index, (value, chosen, details) in enumerate(zip(objective, selected, info)):
+        if chosen is not checked:  # consecutive records often share one array
+            if (type(chosen) is not np.ndarray or chosen.dtype != _INDEX
+                    or chosen.flags.writeable or chosen.base is not None):
+                chosen = np.array(chosen, dtype=_INDEX)  # a read-only owner to share
+                chosen.setflags(write=False)
+            checked = chosen
+        lower, upper = (None, None) if bounds is None else bounds[index]
+        measure = None if inner_measure is None else inner_measure[index]
+        # the frozen dataclass's __init__ sets each field through object.__setattr__
+        # (2 µs a record; FSA writes 500 per 10 ms fit): fill the fields directly
+        record = new(IterationRecord)
+        record.__dict__.update(
+            iteration=first + index, inner_steps=inner_steps, objective=float(value),
+            n_selected=chosen.size if n_selected is None else int(n_selected[index]),
+            selected=chosen, elapsed=clock[0],
+            lower=None if lower is None else float(lower),
+            upper=None if upper is None else float(upper),
+            inner_measure=None if measure is None else float(measure),
+            info={**extra, **details} if extra else details)
+        yield record
 
 
 # ----------------------------------------------------------------------------- registry
@@ -295,9 +363,26 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
     _transient: ClassVar[tuple[str, ...]] = ("_master",)  # fit-time solver state
 
+    @property
+    def history_(self) -> list[IterationRecord]:
+        """The fit's records, one per iteration (:class:`IterationRecord`). A compiled loop
+        fitted without a callback builds its records here, on first read."""
+        records = self.__dict__.get("_records")
+        if records is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute "
+                                 "'history_' (not fitted)")
+        return built(records)
+
+    @history_.setter
+    def history_(self, records) -> None:
+        self._records = list(records)
+
     def __getstate__(self):
         """Pickles hold the model, not the fit's working data (the restricted master's
-        columns; feature spaces drop their training matrix themselves)."""
+        columns; feature spaces drop their training matrix themselves), and the records
+        built."""
+        if "_records" in self.__dict__:
+            built(self._records)
         state = super().__getstate__()
         for name in self._transient:
             state.pop(name, None)
@@ -418,8 +503,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             self._fit_task(X, y, recorder, fit_params)
         finally:
             del self._fit_recorder
-        self.history_ = list(recorder.history)
-        self.n_iter_ = len(self.history_)
+        self._records = list(recorder._history)  # deferred batches built on first read
+        self.n_iter_ = recorder._count
         self.fit_time_ = recorder.elapsed()
         self.stopped_early_ = recorder.stopped
         self.fit_warnings_ = [message for _, message in recorder.warnings]

@@ -180,7 +180,8 @@ class FSA(BaseSelector):
         if self.eta is None and (self.loss == "squared" or piecewise):
             eta = min(eta, 1.8 / (datafit.curvature * gram_norm(X, config)))
         run, self.eta_, outcome = anneal(
-            X, datafit, config, eta, emit_many=recorder.emit_many, stop_flag=recorder.stop_flag(),
+            X, datafit, config, eta, emit_many=recorder.emit_many,
+            emit_deferred=recorder.emit_deferred, stop_flag=recorder.stop_flag(),
             reset=recorder.reset, on_state=self._publish, interrupt=recorder.interrupted,
             warm=self._warm_for(n_features=m, piecewise=piecewise), moments=moments,
             first_product=first)

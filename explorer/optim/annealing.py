@@ -52,6 +52,80 @@ class Steps(NamedTuple):
     values: list
     intercept: list
 
+    def emit(self, emit_many, emit_deferred=None):
+        """Write the records (see :meth:`AnnealingRun.run`)."""
+        return emit_many(objective=self.loss, selected=self.alive, info=self.info,
+                         inner_steps=1)
+
+    def model(self, index: int):
+        """(survivors, their β, intercept) after step ``index`` of these."""
+        return self.alive[index], self.values[index], self.intercept[index]
+
+
+class ChunkSteps:
+    """The steps of one compiled chunk as the kernel wrote them (β and alive mask over the
+    working columns, one row per step), from which its records are built: at once for a
+    callback, else when first read (``emit_deferred``)."""
+
+    def __init__(self, loss, intercept, betas, masks, before, work_orig, scale, schedule,
+                 info, extra):
+        self.loss, self.intercept, self.betas, self.masks = loss, intercept, betas, masks
+        self.before, self.work_orig, self.scale = before, work_orig, scale
+        self.schedule, self.info, self.extra = schedule, info, extra
+
+    def __len__(self) -> int:
+        return len(self.loss)
+
+    def emit(self, emit_many, emit_deferred=None):
+        """Write the records (see :meth:`AnnealingRun.run`)."""
+        if emit_deferred is not None:
+            return emit_deferred(len(self.loss), self.build, inner_steps=1)
+        objective, selected, info = self.build()
+        return emit_many(objective=objective, selected=selected, info=info, inner_steps=1)
+
+    def model(self, index: int):
+        """(survivors, their β, intercept) after step ``index`` of the chunk."""
+        mask = self.masks[index]
+        return self.work_orig[mask], self.betas[index][mask], float(self.intercept[index])
+
+    def build(self):
+        """(losses, survivors, infos) of the records, one per step. The alive sets, β, weights
+        and killed columns of all steps are gathered at once into flat arrays that the
+        records slice (a record costs microseconds; FSA writes hundreds per fit, most of the
+        early ones killing columns)."""
+        masks, steps = self.masks, len(self.loss)
+        ends = np.cumsum(masks.sum(axis=1)).tolist()
+        flat_ids = self.work_orig[np.nonzero(masks)[1]]  # row by row, as betas[masks] is
+        flat_values = self.betas[masks]
+        flat_weights = flat_values / self.scale[flat_ids]
+        before_masks = np.vstack([self.before[None], masks[:-1]])
+        dead_rows, dead_positions = np.nonzero(before_masks & ~masks)
+        flat_killed = self.work_orig[dead_positions]
+        killed_ends = np.cumsum(np.bincount(dead_rows, minlength=steps)).tolist()
+        alive_ids = self.work_orig[self.before]
+        for flat in (flat_values, flat_weights, flat_killed, alive_ids):
+            flat.setflags(write=False)  # the records share them
+        eta, work_columns = self.info["eta"], self.info["work_columns"]
+        extra = self.extra
+        alive_out, info_out = [], []
+        start = killed_start = 0
+        for m_e, end, killed_end in zip(self.schedule, ends, killed_ends):
+            before = alive_ids.size
+            killed = _NO_COLUMNS
+            if killed_end > killed_start:  # this step killed columns
+                killed = flat_killed[killed_start:killed_end]
+                alive_ids = flat_ids[start:end].copy()  # its own array, shared by the next
+                alive_ids.setflags(write=False)
+            alive_out.append(alive_ids)
+            info = {"M_e": m_e, "before": before, "killed": killed,
+                    "weights": flat_weights[start:end], "values": flat_values[start:end],
+                    "eta": eta, "work_columns": work_columns}
+            if extra:
+                info.update(extra)
+            info_out.append(info)
+            start, killed_start = end, killed_end
+        return self.loss, alive_out, info_out
+
 
 @dataclass(frozen=True)
 class Annealing:
@@ -69,10 +143,13 @@ class Annealing:
     smoothness: float = 0.0
 
 
-def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, stop_flag=None, reset=None,
-           warm=None, on_state=None, interrupt=None, moments=None, first_product=None):
+def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, emit_deferred=None,
+           stop_flag=None, reset=None, warm=None, on_state=None, interrupt=None, moments=None,
+           first_product=None):
     """Run Algorithm 1, its records written by ``emit_many`` (the protocol of
-    :meth:`explorer.methods.base.Recorder.emit_many`: one call per chunk of steps); a run whose
+    :meth:`explorer.methods.base.Recorder.emit_many`: one call per chunk of steps; a compiled
+    chunk's by ``emit_deferred`` when given, :meth:`~explorer.methods.base.Recorder.
+    emit_deferred`'s protocol, which may build them later); a run whose
     loss diverges restarts from the start at η/2 (``reset()`` tells the caller its records
     start over). Returns (the finished run, the η used, its
     outcome: "done", "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``interrupt()``
@@ -83,7 +160,7 @@ def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, stop_flag=No
     for _attempt in range(MAX_RESTARTS):
         run = AnnealingRun(config, X, datafit, eta, warm=warm, on_state=on_state,
                            moments=moments, first_product=first_product)
-        outcome = run.run(emit_many, stop_flag, interrupt)
+        outcome = run.run(emit_many, stop_flag, interrupt, emit_deferred)
         if outcome != "diverged":
             break
         eta /= 2.0
@@ -239,17 +316,18 @@ class AnnealingRun:
         self.scale_work = np.where(alive_mask, self.scale[self.work_orig], 1.0)
 
     # --------------------------------------------------------------- the loop
-    def run(self, emit_many, stop_flag=None, interrupt=None) -> str:
+    def run(self, emit_many, stop_flag=None, interrupt=None, emit_deferred=None) -> str:
         """Algorithm 1, a chunk of iterations at a time (one iteration on the Python path,
         several in the compiled kernel), one ``emit_many`` per chunk, one record per iteration
         (it returns the index of the record to stop at, None to go on).
         ``stop_flag`` is a one-element int8 array the compiled steps poll; ``interrupt()``
         is polled between the tasks of a pass over a chunked X, and a step it cuts short
-        leaves the model of the step before it."""
+        leaves the model of the step before it. ``emit_deferred``, when given, writes the
+        compiled chunks' records (see :func:`anneal`)."""
         with interruptible(self.X, interrupt):
-            return self._run(emit_many, stop_flag)
+            return self._run(emit_many, stop_flag, emit_deferred)
 
-    def _run(self, emit_many, stop_flag) -> str:
+    def _run(self, emit_many, stop_flag, emit_deferred) -> str:
         n_iter = self.config.n_iter
         if not self.pl:
             self.work_orig = np.arange(self.m)
@@ -267,12 +345,10 @@ class AnnealingRun:
                 self._restore(*before)
                 return "stopped"
             self._store()
-            stop_at = emit_many(objective=steps.loss, selected=steps.alive, info=steps.info,
-                                inner_steps=1) if steps.loss else None
+            stop_at = steps.emit(emit_many, emit_deferred) if len(steps.loss) else None
             if stop_at is not None:
                 if stop_at < len(steps.loss) - 1:  # go back to the model of the last record
-                    self._restore(steps.alive[stop_at], steps.values[stop_at],
-                                  steps.intercept[stop_at])
+                    self._restore(*steps.model(stop_at))
                 return "stopped"
             if status != "ok":
                 return status
@@ -375,60 +451,23 @@ class AnnealingRun:
             self.eta, self.config.ridge, self.config.fit_intercept, self.schedule,
             e - 1, budget, self.first, W - int(np.ceil(keep * W)) + 1, stop, loss, betas, masks,
             intercepts)
-        out = self._chunk_records(e, steps, loss, betas, masks, intercepts)
+        out = self._chunk_steps(e, steps, loss, betas, masks, intercepts)
         if steps:
             self.b = float(b)
-            self.alive = out.alive[-1]
-            self.beta = out.values[-1].copy()
+            alive, values, _ = out.model(steps - 1)
+            self.alive = alive.copy()
+            self.beta = values.copy()
             self._compact(KEEP_COLUMN_MAJOR if self.work.flags.f_contiguous else 0.9)
         status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
         return out, status
 
-    def _chunk_records(self, e, steps, loss, betas, masks, intercepts):
-        """The records of a compiled chunk's ``steps`` iterations from e. The alive sets, β,
-        weights and killed columns of all its steps are gathered at once into flat arrays
-        that the records slice (a record costs microseconds; FSA writes hundreds per fit,
-        most of the early ones killing columns)."""
-        masks = masks[:steps]
-        before_masks = np.vstack([(self.work_pos >= 0)[None], masks[:-1]])
-        counts = masks.sum(axis=1)
-        ends = np.cumsum(counts).tolist()
-        positions = np.nonzero(masks)[1]  # row by row, as betas[masks] is
-        flat_ids = self.work_orig[positions]
-        flat_values = betas[:steps][masks]
-        flat_weights = flat_values / self.scale[flat_ids]
-        dead_rows, dead_positions = np.nonzero(before_masks & ~masks)
-        flat_killed = self.work_orig[dead_positions]
-        killed_ends = np.cumsum(np.bincount(dead_rows, minlength=steps)).tolist()
-        for flat in (flat_values, flat_weights, flat_killed):
-            flat.setflags(write=False)  # the records share them
-        base = self._info(e, 0, None, None, None)
-        eta, work_columns = base["eta"], base["work_columns"]
-        extra = {key: base[key] for key in base.keys() - _STEP_KEYS}  # a dask X's counters
-        alive_ids = self.work_orig[self.work_pos >= 0]
-        alive_ids.setflags(write=False)
-        out = Steps(loss[:steps].tolist(), [], [], [], intercepts[:steps].tolist())
-        alive_out, values_out, info_out = out.alive, out.values, out.info
-        start = killed_start = 0
-        for m_e, end, killed_end in zip(self.schedule[e - 1:e - 1 + steps].tolist(), ends,
-                                        killed_ends):
-            before = alive_ids.size
-            killed = _NO_COLUMNS
-            if killed_end > killed_start:  # this step killed columns
-                killed = flat_killed[killed_start:killed_end]
-                alive_ids = flat_ids[start:end].copy()  # its own array, shared by the next
-                alive_ids.setflags(write=False)
-            values = flat_values[start:end]
-            alive_out.append(alive_ids)
-            values_out.append(values)
-            info = {"M_e": m_e, "before": before, "killed": killed,
-                    "weights": flat_weights[start:end], "values": values, "eta": eta,
-                    "work_columns": work_columns}
-            if extra:
-                info.update(extra)
-            info_out.append(info)
-            start, killed_start = end, killed_end
-        return out
+    def _chunk_steps(self, e, steps, loss, betas, masks, intercepts) -> ChunkSteps:
+        """A compiled chunk's ``steps`` iterations from e (their records built later)."""
+        info = self._info(e, 0, None, None, None)
+        extra = {key: info[key] for key in info.keys() - _STEP_KEYS}  # a dask X's counters
+        return ChunkSteps(loss[:steps].tolist(), intercepts[:steps].tolist(), betas[:steps],
+                          masks[:steps], self.work_pos >= 0, self.work_orig, self.scale,
+                          self.schedule[e - 1:e - 1 + steps].tolist(), info, extra)
 
     def _store(self):
         if self.on_state is not None:

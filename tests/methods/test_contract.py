@@ -124,6 +124,53 @@ def test_a_batch_of_records_is_written_as_one_emit_each():
         assert histories[0][0][5] == {"class": 1, "step": 0}
 
 
+def test_deferred_records_are_built_on_first_read_as_they_would_have_been():
+    built = []
+
+    def batch(first):
+        def build():
+            built.append(first)
+            return ([10.0 + first, 11.0 + first], [np.arange(1), np.arange(2)],
+                    [{"step": first}, {"step": first + 1}])
+        return build
+
+    def write(recorder, deferred):
+        member = recorder.child(**{"class": 1})
+        member.emit(objective=1.0, n_selected=0, selected=[])
+        if deferred:
+            assert member.emit_deferred(2, batch(1), inner_steps=1) is None
+        else:
+            objective, selected, info = batch(1)()
+            member.emit_many(objective=objective, selected=selected, info=info, inner_steps=1)
+        member.emit(objective=2.0, n_selected=0, selected=[])
+        return member
+
+    def rows(records):
+        return [(r.iteration, r.objective, r.n_selected, list(r.selected), r.inner_steps,
+                 dict(r.info)) for r in records]
+
+    root = Recorder()
+    member = write(root, deferred=True)
+    assert built == [] and root._count == 4  # numbered, not built
+    eager = Recorder()
+    write(eager, deferred=False)
+    built.clear()
+    assert rows(root.history) == rows(eager.history)
+    assert [r.iteration for r in root.history] == [0, 1, 2, 3]
+    assert root.history[1].info == {"class": 1, "step": 1}
+    assert member.history == root.history and member.history[1] is root.history[1]
+    assert built == [1]  # once, for the root's and the member's histories
+
+    # a callback to call, or a stop requested, gets them at once
+    seen = []
+    streaming = Recorder(seen.append)
+    streaming.emit_deferred(2, batch(5))
+    assert built == [1, 5] and [r.objective for r in seen] == [15.0, 16.0]
+    stopped = Recorder()
+    stopped.stop()
+    assert stopped.emit_deferred(2, batch(7)) == 0 and len(stopped.history) == 1
+
+
 def test_a_record_owns_its_selection():
     # a caller's writable array (or a view of one), reused across records, is copied once per
     # record; a read-only owner is shared as it is

@@ -268,6 +268,37 @@ def test_a_stop_inside_a_compiled_chunk_leaves_the_model_of_the_last_record():
     np.testing.assert_array_equal(full.history_[7].selected, last.selected)
 
 
+def _record_rows(records):
+    return [(r.iteration, r.objective, r.n_selected, r.selected.tolist(), r.inner_steps,
+             {key: value.tolist() if isinstance(value, np.ndarray) else value
+              for key, value in r.info.items()}) for r in records]
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_records_built_on_first_read_are_the_streamed_ones(loss):
+    """Without a callback a compiled chunk's records are built when ``history_`` is first
+    read (or the model pickled): the same records, numbers and clock readings' order as a
+    fit that streams them (the one-vs-rest members' sharing: test_contract)."""
+    import pickle
+
+    ds = make("fsa-regression" if loss == "squared" else "fsa-correlated", n_samples=200,
+              n_features=120, k_star=5, seed=1)
+    params = dict(k=5, n_iter=60, loss=loss)
+    seen = []
+    streamed = FSA(**params).fit(ds.X, ds.y, callback=seen.append)
+    quiet = FSA(**params).fit(ds.X, ds.y)
+    assert quiet.n_iter_ == streamed.n_iter_ == 60
+    copy = pickle.loads(pickle.dumps(quiet))  # before anything read the records
+    for est in (quiet, copy):
+        assert _record_rows(est.history_) == _record_rows(streamed.history_)
+        assert [r.elapsed for r in est.history_] == sorted(r.elapsed for r in est.history_)
+        assert len(est.history_) == est.n_iter_
+    assert seen == streamed.history_
+    np.testing.assert_array_equal(quiet.coef_, streamed.coef_)
+    with pytest.raises(AttributeError, match="history_"):
+        assert FSA().history_ is None  # never reached: an unfitted model has none
+
+
 def test_stop_flag_seen_before_any_step_marks_the_fit_stopped():
     """The app's Stop sets ``stop_flag``, which the compiled steps poll; when they see it before
     the first step of a chunk no record is emitted to carry the callback's answer, and the fit

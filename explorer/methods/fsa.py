@@ -227,11 +227,18 @@ class FSA(BaseSelector):
             return np.zeros_like(np.asarray(x, dtype=float))
         return self.basis_.response(feature, self.beta_groups_[pos[0]], np.asarray(x, float))
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X, y, sample_weight=None, query=None):
+        """Accuracy (classification), R² (regression), or for a ranking the share of pairs
+        of different relevance inside each query (``query``: the rows' query ids, as in
+        ``fit``; None: all rows are one query) that the scores order right."""
         if self._task == "ranking":
             from ..metrics import pairwise_accuracy
 
-            return pairwise_accuracy(y, self.predict(X))
+            if sample_weight is not None:
+                raise ValueError("FSA's ranking score does not take sample weights")
+            return pairwise_accuracy(y, self.predict(X), query)
+        if query is not None:
+            raise ValueError(f"query applies to a ranking; this FSA's loss is {self.loss!r}")
         return super().score(X, y, sample_weight)
 
     @staticmethod

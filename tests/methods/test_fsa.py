@@ -11,7 +11,7 @@ from explorer.data import DataError, load, make
 from explorer.experiments import check_compatible
 from explorer.features import PiecewiseLinearBasis
 from explorer.kernels import _reference as ref
-from explorer.metrics import auc, recovery, rmse
+from explorer.metrics import auc, pairwise_accuracy, recovery, rmse
 from explorer.optim.annealing import Annealing, AnnealingRun
 from explorer.optim.datafits import Datafit, PairwiseDatafit
 from explorer.optim.losses import HuberHinge, Logistic, Lorenz, Squared
@@ -160,7 +160,16 @@ def test_ranking_with_queries():
     ds = make("fsa-ranking", n_queries=60, n_features=100, seed=0)
     est = FSA(k=5, loss="ranking").fit(ds.X, ds.y, query=ds.query)
     assert recovery(est.selected_features_, ds.truth)["all_found"]
-    assert est.score(ds.X_test, ds.y_test) > 0.85  # pairwise accuracy
+    # pairwise accuracy inside each test query, as the app and `explorer run` report it
+    per_query = est.score(ds.X_test, ds.y_test, query=ds.query_test)
+    assert per_query == pairwise_accuracy(ds.y_test, est.predict(ds.X_test), ds.query_test)
+    assert per_query > 0.85
+    # without query ids every pair of rows counts, across queries too
+    assert est.score(ds.X_test, ds.y_test) != per_query
+    with pytest.raises(ValueError, match="sample weights"):
+        est.score(ds.X_test, ds.y_test, sample_weight=np.ones(ds.y_test.size))
+    with pytest.raises(ValueError, match="query applies to a ranking"):
+        FSA(k=5).fit(ds.X, (ds.y > 0).astype(int)).score(ds.X, ds.y > 0, query=ds.query)
     with pytest.raises(ValueError, match="only used by loss='ranking'"):
         FSA(k=5).fit(ds.X, (ds.y > 0).astype(int), query=ds.query)
 

@@ -25,6 +25,15 @@ def _fgm(record) -> str:
     info = record.info
     if info.get("refine"):
         before, pruned = info.get("before", []), info.get("pruned", [])
+        added = info.get("added", [])
+        if len(added):
+            more = "one more feature was" if len(added) == 1 else \
+                f"{len(added)} more features were"
+            return (f"Refinement: the path converged at {len(before)} features, fewer than "
+                    f"asked for; {more} added, those outside whose entry would lower the "
+                    f"objective most (½g_j²/h_j), and the ℓ2 model was refit on all "
+                    f"{record.n_selected} (objective {record.objective:.4g}, "
+                    f"{record.inner_steps} steps).")
         return (f"Refinement: the path grew to {len(before)} features; the "
                 f"{record.n_selected} whose removal would raise the objective most (½h_j w_j²) "
                 f"were kept, {len(pruned)} pruned, and the ℓ2 model was refit on them "

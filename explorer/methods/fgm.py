@@ -32,7 +32,7 @@ from .._params import ParamSpec
 from ..features import BinnedSpace, LinearSpace, Poly2Space
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
-from ..optim.refine import OVERSELECT, prune_and_refit
+from ..optim.refine import OVERSELECT, forward_sacrifices, prune_and_refit
 from ._cutting import block_record_info, linear_coef
 from .base import BaseSelector, Recorder, register
 
@@ -234,7 +234,7 @@ class FGM(BaseSelector):
         else:
             self._check_certificate(result, master, recorder)
         if self.refine is not None and not recorder.should_stop and self.support_.any():
-            self._prune_and_refit(X, y, result, recorder, B)
+            self._prune_and_refit(X, y, result, recorder, B, space)
         self.lower_bound_ = result.lower
         self.upper_bound_ = result.upper
         self.n_passes_ = int(space.passes)
@@ -247,26 +247,36 @@ class FGM(BaseSelector):
             return int(self.B)
         return int(np.ceil(OVERSELECT * int(self.B)))
 
-    def _prune_and_refit(self, X, y, result, recorder: Recorder, B_grown: int) -> None:
-        """refine='auto': keep the k features of largest sacrifice, refit, one more record."""
+    def _prune_and_refit(self, X, y, result, recorder: Recorder, B_grown: int,
+                         space) -> None:
+        """refine='auto': keep the k features of largest sacrifice, refit, one more record.
+        A path that converged with fewer than k features is filled up to k first, by the
+        forward sacrifice of the best-scored features outside it (one more pass)."""
         before = self.selected_features_
         k = int(self.k) if self.k is not None else \
             max(1, int(round(before.size * int(self.B) / B_grown)))
         stopping = Stopping(float(self.inner_tol) ** 2, int(self.max_inner))
-        passes = {}
-        if getattr(X, "is_chunked", False):  # the refit needs only the selected columns
-            chunked = X
-            X, support, coef = X.take(before), np.arange(before.size), self.coef_[before]
-            passes = {"passes": int(chunked.passes), "bytes_read": int(chunked.bytes_read)}
+        chunked = X if getattr(X, "is_chunked", False) else None
+        margins = np.asarray((chunked.take(before) if chunked is not None else X[:, before])
+                             @ self.coef_[before]).ravel() + self.intercept_
+        loss = LOSSES[self.loss]()
+        added = self._fill(space, X, y, loss, before, margins, k - before.size,
+                           result.solution)
+        support = np.union1d(before, added)
+        coef = self.coef_
+        if chunked is not None:  # the refit needs only these columns
+            X, coef = chunked.take(support), self.coef_[support]
+            local = np.arange(support.size)
         else:
-            support, coef = before, self.coef_
-        margins = np.asarray(X[:, support] @ coef[support]).ravel() + self.intercept_
+            local = support
         kept, weights, intercept, res = prune_and_refit(
-            X, y, LOSSES[self.loss](), float(self.C), support, coef, margins, k,
+            X, y, loss, float(self.C), local, coef, margins, k,
             fit_intercept=self.fit_intercept, stopping=stopping,
             interrupt=recorder.interrupted)
-        if support is not before:
-            kept = before[kept]
+        passes = {}
+        if chunked is not None:
+            kept = support[kept]
+            passes = {"passes": int(chunked.passes), "bytes_read": int(chunked.bytes_read)}
         coef = np.zeros(self.n_features_in_)
         coef[kept] = weights
         self.coef_, self.intercept_ = coef, intercept
@@ -278,15 +288,37 @@ class FGM(BaseSelector):
             recorder.warn(f"FGM's refit on the {kept.size} kept features stopped at a "
                           f"relative duality gap of {res.measure:.2g} (asked: "
                           f"{stopping.tol:.2g}): its weights are not certified.")
+        how = (f"refined: the path ended at {before.size} features, {added.size} more "
+               "added by forward sacrifice, refit") if added.size else \
+            (f"refined: kept {kept.size} of {before.size} features by their sacrifice, refit")
         recorder.emit(objective=res.objective, n_selected=int(self.support_.sum()),
                       selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
                       inner_measure=res.measure,
                       info={"refine": "auto", "before": before,
-                            "pruned": np.setdiff1d(before, kept), "inner_objective":
-                            np.asarray(res.trace, dtype=float), "B": int(self.B),
-                            "stop_reason": f"refined: kept {kept.size} of {before.size} "
-                                           "features by their sacrifice, refit",
+                            "pruned": np.setdiff1d(before, kept), "added": added,
+                            "inner_objective": np.asarray(res.trace, dtype=float),
+                            "B": int(self.B), "stop_reason": how,
                             "weights": coef[self.support_], **passes})
+
+    def _fill(self, space, X, y, loss, before, margins, missing: int, solution):
+        """The ``missing`` features outside ``before`` of largest forward sacrifice ½g_j²/h_j
+        (:func:`~explorer.optim.refine.forward_sacrifices`), from a shortlist of the path's
+        worst-case scores at its last model (FGM's Xᵀs scorer, one pass)."""
+        none = np.zeros(0, dtype=np.int64)
+        outside = self.n_features_in_ - before.size
+        if missing <= 0 or outside <= 0 or solution is None:
+            return none
+        # the model's own features score highest (tied at the optimum): ask past them
+        want = min(self.n_features_in_, before.size + missing + max(missing, int(self.B)))
+        ids, _ = space.top(solution.signal, want)
+        ids = np.setdiff1d(ids, before)
+        if ids.size == 0:
+            return none
+        columns = X.take(ids) if getattr(X, "is_chunked", False) else X[:, ids]
+        gain = forward_sacrifices(columns, np.arange(ids.size), loss, float(self.C), y,
+                                  margins)
+        best = np.argsort(-gain, kind="stable")[:missing]
+        return np.sort(ids[best[gain[best] > 0]])  # a feature with no slope adds nothing
 
     def _check_certificate(self, result, master: L12Master, recorder: Recorder) -> None:
         """``inner_measure_``: the last master's relative duality gap; a ConvergenceWarning

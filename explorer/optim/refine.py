@@ -8,7 +8,9 @@ Two published pieces, composed:
   x_j (``1 + C Σ_i l″(z_i) x_ij²`` for FGM's restricted objective ½‖w‖² + C Σ l). Keeping the
   k largest sacrifices of a generous selection is abess's backward step applied once;
 * the de-biasing retrain of Tan et al.'s Fig. 4: the kept features get the restricted ℓ2 model
-  (FGM's master with one block, certified like every master).
+  (FGM's master with one block, certified like every master);
+* when the path ended (converged) with fewer than k features, abess's *forward sacrifice*
+  ½g_j²/h_j fills the set up to k, from a shortlist of the path's worst-case scores.
 
 FGM grows its ℓ1² path past k (blocks of ⌈1.5·B⌉) and hands the result here.
 """
@@ -37,6 +39,22 @@ def curvature_weights(loss: MarginLoss, y: np.ndarray, margins: np.ndarray) -> n
         p = 1.0 / (1.0 + np.exp(-np.abs(z)))
         return p * (1.0 - p)
     return np.full(z.shape, float(loss.curvature))
+
+
+def forward_sacrifices(X, columns: np.ndarray, loss: MarginLoss, C: float, y: np.ndarray,
+                       margins: np.ndarray) -> np.ndarray:
+    """``½ g_j² / h_j`` for columns outside the model: the objective's fall when each alone
+    enters it (second-order estimate: the forward sacrifice of abess, Zhu et al. 2020), with
+    g_j = C Σ_i l′(z_i) y_i x_ij the objective's slope along w_j at 0 and h_j as in
+    :func:`sacrifices`."""
+    y = np.asarray(y, dtype=np.float64)
+    z = y * margins
+    curv = curvature_weights(loss, y, margins)
+    sub = X[:, columns]
+    g = C * np.asarray(sub.T @ (loss.derivative(z) * y)).ravel()
+    sq = sub.multiply(sub) if sp.issparse(sub) else np.square(sub, dtype=np.float64)
+    h = 1.0 + C * np.asarray(sq.T @ curv).ravel()
+    return 0.5 * np.square(g) / h
 
 
 def sacrifices(X, columns: np.ndarray, coef: np.ndarray, loss: MarginLoss, C: float,

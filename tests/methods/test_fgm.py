@@ -410,6 +410,35 @@ def test_refine_finds_the_brute_force_best_pair(seed):
     assert fgm.n_selected_ == 2 and set(pair) <= set(fgm.refined_from_)
 
 
+@pytest.mark.parametrize("seed, C", [(0, 0.01), (2, 0.001), (2, 0.1), (3, 0.1)])
+def test_refine_fills_a_path_that_converged_short_of_k(seed, C):
+    """k = 5 of 8 where the ℓ1² path converges at 2–4 features: the refinement adds the
+    features outside of largest forward sacrifice ½g_j²/h_j (computed here over every
+    column from the path's model) and refits the restricted SVM on exactly k."""
+    X, y = _decoy_problem(seed)
+    fgm = FGM(B=1, C=C, fit_intercept=False, refine="auto", k=5).fit(X, y)
+    path, last = fgm.history_[-2], fgm.history_[-1]
+    before = fgm.refined_from_
+    assert before.size < 5 and fgm.n_selected_ == 5
+    # the path's model (no intercept): the squared hinge ½ max(0, 1 − z)², l′ = −max(0, 1 − z)
+    margins = X[:, path.selected] @ path.info["weights"]
+    slack = np.maximum(0.0, 1.0 - y * margins)
+    g = -C * X.T @ (slack * y)
+    h = 1.0 + C * (X ** 2).T @ (slack > 0)
+    gain = 0.5 * g ** 2 / h
+    outside = np.setdiff1d(np.arange(8), before)
+    expected = outside[np.argsort(-gain[outside])[:5 - before.size]]
+    np.testing.assert_array_equal(last.info["added"], np.sort(expected))
+    assert set(fgm.selected_features_) == set(before) | set(expected)
+    # the weights are the restricted SVM's on the five (scikit-learn's LinearSVC, c = C/2)
+    cols = fgm.selected_features_
+    svm = LinearSVC(C=C / 2, fit_intercept=False, dual=False, tol=1e-10, max_iter=100000)
+    np.testing.assert_allclose(fgm.coef_[cols], svm.fit(X[:, cols], y).coef_.ravel(),
+                               rtol=1e-4, atol=1e-6)
+    assert explain("fgm", last).startswith(f"Refinement: the path converged at "
+                                           f"{before.size} features")
+
+
 def test_refine_records_the_pruned_set_and_keeps_the_paper_path_unchanged(digits38):
     paper = FGM(B=3).fit(digits38.X, digits38.y)
     refined = FGM(B=3, refine="auto").fit(digits38.X, digits38.y)

@@ -44,13 +44,16 @@ def _same_fit(a, b, tol=1e-8):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 @pytest.mark.parametrize("params", [
     {"B": 5}, {"B": 4, "feature_scaling": "norm", "loss": "logistic"},
-    {"B": 3, "groups": np.arange(300) // 4}, {"B": 4, "refine": "auto", "k": 5}],
-    ids=["plain", "scaled-logistic", "groups", "refine"])
+    {"B": 3, "groups": np.arange(300) // 4}, {"B": 4, "refine": "auto", "k": 5},
+    {"B": 2, "C": 0.01, "refine": "auto", "k": 10}],  # the path converges short of k: filled
+    ids=["plain", "scaled-logistic", "groups", "refine", "refine-filled"])
 def test_fgm_on_dask_equals_in_memory(sparse, params):
     X, y = _problem(sparse=sparse)
     a = FGM(**params).fit(X, y)
     b = FGM(**params).fit(_lazy(X, (61, 23)), y)
     _same_fit(a, b)
+    if params.get("C") == 0.01:
+        assert b.history_[-1].info["added"].size > 0 and b.n_selected_ == 10
     passes = [r.info["passes"] for r in b.history_ if "passes" in r.info]
     assert passes == sorted(passes) and passes[-1] >= len(passes)
     assert b.history_[0].info["bytes_read"] > 0

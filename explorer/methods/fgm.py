@@ -86,7 +86,9 @@ class FGM(BaseSelector):
         record shows the pruned set. Linear features only.
     k : int or None
         With ``refine="auto"``: the number of features wanted. The path is grown until it
-        holds ⌈1.5·k⌉ features (or the loop ends), then pruned to k.
+        holds ⌈1.5·k⌉ features (or the loop ends), then pruned to k; a path that converged
+        with fewer is filled up to k by the forward sacrifice ½g_j²/h_j of the features
+        outside it (``info["added"]`` of the last record).
     """
 
     display_name = "FGM"

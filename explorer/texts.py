@@ -27,11 +27,11 @@ def _fgm(record) -> str:
         before, pruned = info.get("before", []), info.get("pruned", [])
         added = info.get("added", [])
         if len(added):
-            more = "one more feature was" if len(added) == 1 else \
-                f"{len(added)} more features were"
+            more = "one more feature was added, the one" if len(added) == 1 else \
+                f"{len(added)} more features were added, the ones"
             return (f"Refinement: the path converged at {len(before)} features, fewer than "
-                    f"asked for; {more} added, those outside whose entry would lower the "
-                    f"objective most (½g_j²/h_j), and the ℓ2 model was refit on all "
+                    f"asked for; {more} outside it whose entry would lower the objective "
+                    f"most (½g_j²/h_j), and the ℓ2 model was refit on all "
                     f"{record.n_selected} (objective {record.objective:.4g}, "
                     f"{record.inner_steps} steps).")
         return (f"Refinement: the path grew to {len(before)} features; the "

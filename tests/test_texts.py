@@ -29,6 +29,25 @@ def test_fgm_says_how_many_of_the_block_are_new(new, says):
     assert f"(x1, x2, x3, x4); {says}." in text
 
 
+@pytest.mark.parametrize(("added", "says"), [
+    ([], "Refinement: the path grew to 18 features; the 18 whose removal"),
+    ([3], "fewer than asked for; one more feature was added, the one outside it whose entry"),
+    ([3, 4], "fewer than asked for; 2 more features were added, the ones outside it whose"),
+])
+def test_fgm_refinement_says_whether_it_pruned_or_filled(added, says):
+    kept = 18 + len(added)
+    record = IterationRecord(iteration=5, inner_steps=6, objective=876.7, n_selected=kept,
+                             selected=np.arange(kept), elapsed=0.0,
+                             info={"refine": "auto", "before": np.arange(18),
+                                   "pruned": np.zeros(0, dtype=int),
+                                   "added": np.array(added, dtype=int)})
+    text = explain("fgm", record)
+    assert says in text
+    if added:
+        assert text.startswith("Refinement: the path converged at 18 features") and \
+            f"refit on all {kept}" in text
+
+
 def test_fgm_texts_follow_a_real_fit():
     ds = make("digits-3v8")
     est = FGM(B=4, C=20).fit(ds.X, ds.y)

@@ -148,12 +148,12 @@ def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, emit_deferre
            first_product=None):
     """Run Algorithm 1, its records written by ``emit_many`` (the protocol of
     :meth:`explorer.methods.base.Recorder.emit_many`: one call per chunk of steps; a compiled
-    chunk's by ``emit_deferred`` when given, :meth:`~explorer.methods.base.Recorder.
-    emit_deferred`'s protocol, which may build them later); a run whose
-    loss diverges restarts from the start at η/2 (``reset()`` tells the caller its records
-    start over). Returns (the finished run, the η used, its
-    outcome: "done", "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``interrupt()``
-    is polled inside passes over a chunked X (see :meth:`AnnealingRun.run`). ``moments``:
+    chunk's by ``emit_deferred`` when given, the protocol of
+    :meth:`~explorer.methods.base.Recorder.emit_deferred`, which may build them later); a run
+    whose loss diverges restarts from the start at η/2 (``reset()`` tells the caller its
+    records start over). Returns (the finished run, the η used, its outcome: "done",
+    "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``interrupt()`` is polled
+    inside passes over a chunked X (see :meth:`AnnealingRun.run`). ``moments``:
     X's :func:`standard_moments` when the caller has them (computed once for every restart);
     ``first_product``: Xᵀr of the first step (:func:`first_pass`), which then reads no X."""
     outcome = "diverged"
@@ -454,9 +454,7 @@ class AnnealingRun:
         out = self._chunk_steps(e, steps, loss, betas, masks, intercepts)
         if steps:
             self.b = float(b)
-            alive, values, _ = out.model(steps - 1)
-            self.alive = alive.copy()
-            self.beta = values.copy()
+            self.alive, self.beta, _ = out.model(steps - 1)  # new arrays (fancy indexing)
             self._compact(KEEP_COLUMN_MAJOR if self.work.flags.f_contiguous else 0.9)
         status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
         return out, status

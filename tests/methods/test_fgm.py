@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy import optimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
@@ -437,6 +438,29 @@ def test_refine_fills_a_path_that_converged_short_of_k(seed, C):
                                rtol=1e-4, atol=1e-6)
     assert explain("fgm", last).startswith(f"Refinement: the path converged at "
                                            f"{before.size} features")
+
+
+def test_refine_fills_with_the_logistic_loss_and_an_intercept():
+    """The same rule for the logistic loss l(z) = log(1 + e^−z) with an intercept: g_j =
+    −C Σ_i σ(−z_i) y_i x_ij, h_j = 1 + C Σ_i σ(z_i)σ(−z_i) x_ij², at the path's model."""
+    X, y = _decoy_problem(1)
+    X = X + 0.5  # columns off zero, so the intercept matters
+    fgm = FGM(B=1, C=0.01, loss="logistic", refine="auto", k=5).fit(X, y)
+    path, last = fgm.history_[-2], fgm.history_[-1]
+    before = fgm.refined_from_
+    assert before.size < 5 and fgm.n_selected_ == 5
+    # the path's model: its intercept is the one that fits its weights (refit it in 1-D)
+    w = path.info["weights"]
+    base = X[:, path.selected] @ w
+    b = optimize.minimize_scalar(lambda b: np.logaddexp(0, -y * (base + b)).sum()).x
+    z = y * (base + b)
+    sig = 1.0 / (1.0 + np.exp(z))  # σ(−z)
+    g = -0.01 * X.T @ (sig * y)
+    h = 1.0 + 0.01 * (X ** 2).T @ (sig * (1 - sig))
+    gain = 0.5 * g ** 2 / h
+    outside = np.setdiff1d(np.arange(8), before)
+    expected = outside[np.argsort(-gain[outside])[:5 - before.size]]
+    np.testing.assert_array_equal(last.info["added"], np.sort(expected))
 
 
 def test_refine_records_the_pruned_set_and_keeps_the_paper_path_unchanged(digits38):

@@ -75,6 +75,9 @@ def pairwise_accuracy(y_true, scores, query=None) -> float:
     y_true = np.asarray(y_true, dtype=float)
     scores = np.asarray(scores, dtype=float)
     query = np.zeros(y_true.size) if query is None else np.asarray(query)
+    if query.shape != y_true.shape or scores.shape != y_true.shape:
+        raise ValueError(f"pairwise accuracy needs one score and one query id per row: "
+                         f"{y_true.shape[0]} rows, scores {scores.shape}, query {query.shape}")
     right = total = 0
     for q in np.unique(query):
         rows = np.flatnonzero(query == q)

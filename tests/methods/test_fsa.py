@@ -166,6 +166,8 @@ def test_ranking_with_queries():
     assert per_query > 0.85
     # without query ids every pair of rows counts, across queries too
     assert est.score(ds.X_test, ds.y_test) != per_query
+    with pytest.raises(ValueError, match="one score and one query id per row"):
+        est.score(ds.X_test, ds.y_test, query=ds.query_test[:-1])
     with pytest.raises(ValueError, match="sample weights"):
         est.score(ds.X_test, ds.y_test, sample_weight=np.ones(ds.y_test.size))
     with pytest.raises(ValueError, match="query applies to a ranking"):

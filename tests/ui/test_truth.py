@@ -277,6 +277,34 @@ def test_sparsity_map_spans_the_selected_features(page: Page, server, shot):
     shot(page)
 
 
+LEGEND_AND_FRAME = """title => {
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (!m.title || !m.title.text || !m.title.text.startsWith(title)) continue;
+    const sides = [...(m.center || []), ...(m.below || []), ...(m.above || []),
+                   ...(m.left || []), ...(m.right || [])];
+    const legend = sides.find(a => a.type === 'Legend');
+    const view = Bokeh.index.find_one(m);
+    if (!legend || !view || !legend.items.length) return null;
+    const box = Bokeh.index.find_one(legend).bbox, f = view.frame.bbox;
+    return {legend: [box.left, box.top, box.right, box.bottom],
+            frame: [f.left, f.top, f.right, f.bottom]};
+  }
+  return null;
+}"""
+
+
+def test_the_map_legend_covers_no_cell(page: Page, server, shot):
+    """The map's legend (true features' marks) sits outside its frame: inside, top right, it
+    covered the latest iterations' last entries (a refinement's added features)."""
+    page.goto(f"{server}/explorer?dataset=text-like&method=fgm&B=4&refine=auto&k=20")
+    assert re.search(r"Selected: 20 features", settled_status(page))
+    boxes = wait_for(lambda: page.evaluate(LEGEND_AND_FRAME, "entries and exits"))
+    (left, top, right, bottom), (f_left, f_top, f_right, f_bottom) = \
+        boxes["legend"], boxes["frame"]
+    assert right <= f_left or left >= f_right or bottom <= f_top or top >= f_bottom, boxes
+    shot(page)
+
+
 def test_grouped_map_counts_agree_with_the_status(page: Page, server):
     page.goto(f"{server}/explorer?dataset=fgm-groups&method=fgm")
     n = int(re.search(r"Selected: (\d+)", settled_status(page, timeout=60)).group(1))

@@ -280,6 +280,7 @@ class L12Master(CachedMaster):
         self.total_inner = 0
         self.newton_first = False  # a polish needed Newton: the next ones skip APG's budget
         self.longest_coarse = 0  # most APG steps a coarse solve of this fit took
+        self.newton_coarse = False  # a coarse solve crawled: the later ones go to Newton
 
     # --------------------------------------------------------------- protocol
     def initial(self) -> MasterSolution:
@@ -304,20 +305,40 @@ class L12Master(CachedMaster):
         self._measure = np.inf  # the previous master's certificate says nothing of this one
 
     def solve(self, stopping: Stopping | None = None) -> MasterSolution:
+        """Solve the current master: coarsely (``stopping=None``: to the 1 % gap that chooses
+        the next block) or to ``stopping``. A coarse APG solve that crawls (``APG_CRAWL`` steps
+        without its certificate, the scaling of raw pixels or frequent words) goes on by
+        proximal Newton, and the fit's later coarse solves go to Newton at once: the same
+        certified 1 % gap, where APG's stall rule stopped at gaps of several percent."""
+        if stopping is not None or not prox_newton.usable(self.cache):
+            return self._solve_apg(stopping or self._stopping(coarse=True), coarse=stopping is None)
+        coarse = self._stopping(coarse=True)
+        if self.newton_coarse:
+            return self._solve_newton(coarse)
+        first = self._solve_apg(Stopping(coarse.tol, min(coarse.max_iter, APG_CRAWL),
+                                         stall=coarse.stall), coarse=True)
+        if first.info["converged"] or first.inner_steps < APG_CRAWL:
+            return first
+        self.newton_coarse = True
+        sol = self._solve_newton(coarse)
+        sol.trace = list(first.trace) + list(sol.trace[1:])
+        sol.inner_steps += first.inner_steps
+        return sol
+
+    def _solve_apg(self, stopping: Stopping, coarse: bool) -> MasterSolution:
         n = self.cache.n
         tau0 = self.tau if self.tau is not None else 0.1 * n * self.C
         shift = float(self.cache.means @ self.coef) if self.coef.size else 0.0
         result = solve_l12(
             self.cache, self.y, self.loss, self.C, coef0=self.coef,
             intercept0=self.intercept + shift, fit_intercept=self.fit_intercept, L0=tau0,
-            eta=self.eta, stopping=stopping or self._stopping(coarse=True),
-            interrupt=self.interrupt,
+            eta=self.eta, stopping=stopping, interrupt=self.interrupt,
             stop_flag=self.stop_flag)
         self.coef = result.x[0]
         self.intercept = float(result.x[1][0]) - float(self.cache.means @ self.coef)
         self.tau = self.eta ** 2 * result.step_constant  # warm Lipschitz guess: L_T = η² τ_k
         self.total_inner += result.n_iter
-        if stopping is None:
+        if coarse:
             self.longest_coarse = max(self.longest_coarse, result.n_iter)
         sol = self._solution(result.objective, result.margins, result.trace, result.n_iter)
         sol.info["converged"] = result.converged

@@ -29,6 +29,7 @@ class BlockCache:
         self._sparse_blocks: list[sp.csc_matrix] = []
         self._stacked: sp.csc_matrix | None = None
         self.width = 0
+        self.nnz = 0  # non-zeros of the columns as given (the same for either storage)
 
     def add(self, columns) -> int:
         """Append a block of columns; returns its index."""
@@ -39,6 +40,7 @@ class BlockCache:
         self.means = np.concatenate([self.means, mu])
         if self.sparse:
             block = sp.csc_matrix(columns, dtype=np.float64)
+            self.nnz += int(np.count_nonzero(block.data))
             self._sparse_blocks.append(block)
             self._stacked = None
         else:
@@ -48,6 +50,7 @@ class BlockCache:
                 grown[:, :start] = self._buffer[:, :start]
                 self._buffer = grown
             dense = columns.toarray() if sp.issparse(columns) else columns
+            self.nnz += int(np.count_nonzero(dense))
             self._buffer[:, start:start + w] = dense
             if self.center:
                 self._buffer[:, start:start + w] -= mu

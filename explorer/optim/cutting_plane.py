@@ -29,8 +29,9 @@ from .stopping import Stopping
 
 COARSE_GAP = 1e-2  # relative gap of the masters that only choose the next block
 COARSE_STALL = 1e-4  # ... or the paper's relative objective change, whichever comes first
-APG_FIRST = 300  # APG steps the narrow last master gets before proximal Newton takes over
-APG_CRAWL = 100  # a coarse solve this long: first-order steps crawl here, polish by Newton
+APG_MIN = 20  # APG steps every narrow solve gets before proximal Newton may take over
+APG_FIRST = 300  # ... and at most this many for a fine solve (the last master's polish)
+NEWTON_STEPS = 8  # proximal Newton steps a master solve takes, for its cost estimate
 
 
 @dataclass
@@ -278,9 +279,7 @@ class L12Master(CachedMaster):
         self.columns = []
         self.coef0 = coef0 or {}
         self.total_inner = 0
-        self.newton_first = False  # a polish needed Newton: the next ones skip APG's budget
-        self.longest_coarse = 0  # most APG steps a coarse solve of this fit took
-        self.newton_coarse = False  # a coarse solve crawled: the later ones go to Newton
+        self.crawled = False  # APG crawled on a master of this fit: fine solves go to Newton
 
     # --------------------------------------------------------------- protocol
     def initial(self) -> MasterSolution:
@@ -306,26 +305,42 @@ class L12Master(CachedMaster):
 
     def solve(self, stopping: Stopping | None = None) -> MasterSolution:
         """Solve the current master: coarsely (``stopping=None``: to the 1 % gap that chooses
-        the next block) or to ``stopping``. A coarse APG solve that crawls (``APG_CRAWL`` steps
-        without its certificate, the scaling of raw pixels or frequent words) goes on by
-        proximal Newton, and the fit's later coarse solves go to Newton at once: the same
-        certified 1 % gap, where APG's stall rule stopped at gaps of several percent."""
-        if stopping is not None or not prox_newton.usable(self.cache):
-            return self._solve_apg(stopping or self._stopping(coarse=True), coarse=stopping is None)
-        coarse = self._stopping(coarse=True)
-        if self.newton_coarse:
-            return self._solve_newton(coarse)
-        first = self._solve_apg(Stopping(coarse.tol, min(coarse.max_iter, APG_CRAWL),
-                                         stall=coarse.stall), coarse=True)
-        if first.info["converged"] or first.inner_steps < APG_CRAWL:
-            return first
-        self.newton_coarse = True
-        sol = self._solve_newton(coarse)
+        the next block) or to ``stopping``. A narrow master (:func:`prox_newton.usable`) is
+        solved by APG until its certificate, or until APG has spent about what a proximal
+        Newton solve would cost (:meth:`_newton_cost`; a fine solve at most ``APG_FIRST``
+        steps), and then by Newton: the ski-rental rule, at most about twice the cheaper
+        solver's work, and certified where APG crawls (frequent words, raw pixels: its 1e-4
+        stall rule stopped coarse masters there at gaps of 2 % to 2,000 %). Once APG has
+        crawled in a fit (the same data, so the same scaling), fine solves go to Newton at
+        once."""
+        coarse = stopping is None
+        stopping = stopping or self._stopping(coarse=True)
+        if not prox_newton.usable(self.cache):
+            return self._solve_apg(stopping)
+        if not coarse and self.crawled:
+            return self._solve_newton(stopping)
+        cap = stopping.max_iter if coarse else min(stopping.max_iter, APG_FIRST)
+        budget = int(min(cap, self._newton_cost()))
+        first = self._solve_apg(Stopping(stopping.tol, budget, stall=stopping.stall))
+        if first.info["converged"] or (coarse and first.inner_steps < budget):
+            return first  # certified, or (a coarse solve) stopped by the stall rule
+        self.crawled = True
+        sol = self._solve_newton(stopping)
         sol.trace = list(first.trace) + list(sol.trace[1:])
         sol.inner_steps += first.inner_steps
         return sol
 
-    def _solve_apg(self, stopping: Stopping, coarse: bool) -> MasterSolution:
+    def _newton_cost(self) -> float:
+        """A proximal Newton solve of the current master in APG steps, from operation counts
+        of the columns as given (so dense and sparse storage of the same data decide alike):
+        an APG step is two products over the cached non-zeros; a Newton step a weighted Gram
+        and a cone program in W variables; a solve about ``NEWTON_STEPS`` of them."""
+        n, W, nnz = self.cache.n, self.cache.width, max(self.cache.nnz, 1)
+        apg_step = 2.0 * nnz + 4.0 * n
+        newton_step = min(n * W * W, nnz * W) + 10.0 * W ** 3
+        return max(APG_MIN, NEWTON_STEPS * newton_step / apg_step)
+
+    def _solve_apg(self, stopping: Stopping) -> MasterSolution:
         n = self.cache.n
         tau0 = self.tau if self.tau is not None else 0.1 * n * self.C
         shift = float(self.cache.means @ self.coef) if self.coef.size else 0.0
@@ -338,8 +353,6 @@ class L12Master(CachedMaster):
         self.intercept = float(result.x[1][0]) - float(self.cache.means @ self.coef)
         self.tau = self.eta ** 2 * result.step_constant  # warm Lipschitz guess: L_T = η² τ_k
         self.total_inner += result.n_iter
-        if coarse:
-            self.longest_coarse = max(self.longest_coarse, result.n_iter)
         sol = self._solution(result.objective, result.margins, result.trace, result.n_iter)
         sol.info["converged"] = result.converged
         sol.info["inner_gap"] = result.measure
@@ -351,26 +364,10 @@ class L12Master(CachedMaster):
         final = self._stopping(coarse=False)
         if final.met(self._measure) or (self.interrupt is not None and self.interrupt()):
             return None
-        if prox_newton.usable(self.cache):
-            # APG first, with a small budget: it certifies well-scaled masters in tens of steps,
-            # where a Newton step costs a Gram and a cone program; Newton takes over when the
-            # scaling makes first-order steps crawl (raw pixels, sparse counts), and the later
-            # polishes of this fit (the same data, so the same scaling) go to it directly, as
-            # does the first when a coarse solve (to a 1 % gap) already crawled
-            if self.newton_first or self.longest_coarse >= APG_CRAWL:
-                return self._solve_newton(final)
-            first = self.solve(Stopping(final.tol, min(final.max_iter, APG_FIRST)))
-            if first.info.get("converged"):
-                return first
-            sol = self._solve_newton(final)
-            self.newton_first = sol.info.get("solver") == "proximal Newton"
-            sol.trace = list(first.trace) + list(sol.trace[1:])
-            sol.inner_steps += first.inner_steps
-            return sol
         return self.solve(final)
 
     def _solve_newton(self, stopping: Stopping) -> MasterSolution:
-        """The last master by proximal Newton (narrow masters: exact whatever the scaling)."""
+        """The master by proximal Newton (narrow masters: exact whatever the scaling)."""
         problem = L12Problem(self.cache, self.y, self.loss, self.C,
                              fit_intercept=self.fit_intercept, compiled=False)
         shift = float(self.cache.means @ self.coef) if self.coef.size else 0.0
@@ -382,7 +379,7 @@ class L12Master(CachedMaster):
             self._measure = result.measure
         if not result.converged:  # APG takes over from the better of the two points
             steps = result.n_iter
-            sol = self.solve(stopping)
+            sol = self._solve_apg(stopping)
             sol.inner_steps += steps
             return sol
         self.total_inner += result.n_iter

@@ -72,18 +72,22 @@ def prox_newton_l12(problem: L12Problem, coef0: np.ndarray, intercept0: float, *
         converged = stopping.met(measure)
     if not converged and measure <= ROUNDING_GAP and it < stopping.max_iter:
         converged = True  # no descent left and the gap is at rounding: as exact as it gets
+    extra = []
     if converged:
-        x, F, measure, extra = _finish_on_the_support(problem, x, F, measure)
+        x, F, measure, extra = _finish_on_the_support(problem, x, F, measure, stopping.tol)
         trace.extend(extra)
-    return SolverResult(x, F, trace, it, converged, measure, None, problem.margins(x))
+    # the finishing steps are Newton steps too: a record's steps match its trace
+    return SolverResult(x, F, trace, it + len(extra), converged, measure, None,
+                        problem.margins(x))
 
 
-def _finish_on_the_support(problem: L12Problem, x, F: float, measure: float):
+def _finish_on_the_support(problem: L12Problem, x, F: float, measure: float, tol: float):
     """A few plain Newton steps on the smooth problem over the nonzero blocks (Σ_t‖ω_t‖ is
     smooth there). The conic solver's steps are accurate to its own tolerance, which depends
     on rounding (dense or sparse cache, a dask or an in-memory X); these linear solves land
     every path on the same optimum to ~1e-14. A step is kept only if it lowers the objective
-    without raising the certified gap."""
+    and leaves the point certified (its gap at most the larger of the current one and
+    ``tol``: near the optimum the recovered dual's gap is not monotone in the objective)."""
     extra = []
     for _ in range(4):
         step = _support_direction(problem, x)
@@ -95,7 +99,7 @@ def _finish_on_the_support(problem: L12Problem, x, F: float, measure: float):
         if not F_trial <= F + 8 * np.finfo(np.float64).eps * abs(F):  # equal to rounding
             break
         m_trial = problem.measure(trial)
-        if m_trial > max(measure, ROUNDING_GAP):
+        if m_trial > max(measure, ROUNDING_GAP, tol):
             break
         moved = float(np.abs(delta_w).max(initial=0.0))
         x, F, measure = trial, F_trial, m_trial

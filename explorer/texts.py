@@ -52,7 +52,8 @@ def _fgm(record) -> str:
         f"Outer iteration {record.iteration + 1}: the worst-case analysis scored every "
         f"candidate by (Xᵀ(α⊙y))² and took the top B = {info.get('B', len(names))} "
         f"({shown}); {entering}.",
-        f"The restricted master now has {info.get('n_blocks', '?')} blocks; APG took "
+        f"The restricted master now has {info.get('n_blocks', '?')} blocks; "
+        f"{info.get('solver', 'APG')} took "
         f"{record.inner_steps} steps to objective {record.objective:.4g} and "
         f"{info.get('active_blocks', '?')} blocks carry weight.",
     ]

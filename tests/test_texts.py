@@ -72,3 +72,30 @@ def test_fsa_says_what_each_iteration_killed():
     assert "1 variable with the smallest |β| was killed for good" in texts[1]
     many = max(texts)
     assert f"{many} variables with the smallest |β| were killed for good" in texts[many]
+
+
+def test_fgm_text_names_the_solver_each_master_took(monkeypatch):
+    """A master that APG does not certify within a Newton solve's cost goes on by proximal
+    Newton; the record and its text say so, and only for those masters."""
+    import sys
+
+    cpm = sys.modules["explorer.optim.cutting_plane"]  # the package exports the function
+    newton_masters = []
+    real = cpm.L12Master._solve_newton
+
+    def solve_newton(self, stopping):
+        newton_masters.append(self.cache.n_blocks)
+        return real(self, stopping)
+
+    monkeypatch.setattr(cpm.L12Master, "_solve_newton", solve_newton)
+    ds = make("digits-3v8")
+    est = FGM(B=20).fit(ds.X, ds.y)
+    by_newton = {r.info["n_blocks"] for r in est.history_
+                 if r.info["solver"] == "APG, then proximal Newton"}
+    assert newton_masters and by_newton == set(newton_masters)
+    for record in est.history_:
+        text = explain("fgm", record)
+        newton = record.info["n_blocks"] in by_newton
+        assert (f"blocks; APG, then proximal Newton took {record.inner_steps} steps" in text) \
+            == newton
+        assert (f"blocks; APG took {record.inner_steps} steps" in text) == (not newton)

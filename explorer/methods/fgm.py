@@ -210,6 +210,8 @@ class FGM(BaseSelector):
             info.update({
                 "n_generated": int(self._n_generated),
                 "converged_inner": bool(sol.info.get("converged", False)),
+                "solver": "APG, then proximal Newton"
+                if sol.info.get("solver") == "proximal Newton" else "APG",
                 "weights": self.coef_[self.support_],
             })
             if chunked:

@@ -276,7 +276,7 @@ class FGM(BaseSelector):
         kept, weights, intercept, res = prune_and_refit(
             X, y, loss, float(self.C), local, coef, margins, k,
             fit_intercept=self.fit_intercept, stopping=stopping,
-            interrupt=recorder.interrupted)
+            intercept=float(self.intercept_), interrupt=recorder.interrupted)
         passes = {}
         if chunked is not None:
             kept = support[kept]

@@ -73,10 +73,15 @@ NEWTON_MAX_COLUMNS = 1_500
 
 
 def restricted_fit(X, columns: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
-                   fit_intercept: bool, stopping: Stopping, interrupt=None):
+                   fit_intercept: bool, stopping: Stopping, interrupt=None, coef0=None,
+                   intercept0: float = 0.0):
     """The ℓ2 model ½‖w‖² + C Σ l(y_i (x_iᵀw + b)) on the given columns (FGM's master with one
     block, centred when it has an intercept); returns (coef, intercept, result) with the
     result's ``measure`` the master's certified duality gap at the returned point.
+
+    ``coef0``/``intercept0`` (the model on the original columns) start the solver when they
+    are better than zero: the minimiser is unique, so only the number of steps changes — and
+    the trace then starts at the pruned model's objective, not at the empty model's C·Σ l(0).
 
     Small restricted problems are solved by Newton's method (:func:`newton_l2`: a handful of
     k × k solves whatever the features' scales, where first-order steps can need thousands on
@@ -86,13 +91,15 @@ def restricted_fit(X, columns: np.ndarray, y: np.ndarray, loss: MarginLoss, C: f
     sub = X[:, columns]
     cache.add(sub if sp.issparse(sub) else np.asarray(sub, dtype=np.float64))
     n, k = X.shape[0], len(columns)
+    w0 = np.zeros(k) if coef0 is None else np.asarray(coef0, dtype=np.float64)
+    b0 = float(intercept0) + float(cache.means @ w0) if fit_intercept else 0.0  # centred
     if n * k <= NEWTON_MAX_CELLS and k <= NEWTON_MAX_COLUMNS:
         A = cache.matrix()
         A = A.toarray() - cache.means if sp.issparse(A) else A
         # the gap is first-order in the decrement: ask a thousand times less of it (one
         # more step of a quadratically convergent method)
         w, b, steps, trace = newton_l2(A, y, loss, C, fit_intercept=fit_intercept,
-                                       tol=1e-3 * stopping.tol, max_iter=100)
+                                       tol=1e-3 * stopping.tol, max_iter=100, w0=w0, b0=b0)
         problem = L12Problem(cache, y, loss, C, fit_intercept=fit_intercept)
         point = problem.point(w, b)
         objective = problem.objective(point)
@@ -100,26 +107,36 @@ def restricted_fit(X, columns: np.ndarray, y: np.ndarray, loss: MarginLoss, C: f
                               measure=problem.measure(point), margins=problem.margins(point))
         result.converged = stopping.met(result.measure)
     else:
-        result = solve_l12(cache, y, loss, C, fit_intercept=fit_intercept, stopping=stopping,
-                           interrupt=interrupt)
+        problem = L12Problem(cache, y, loss, C, fit_intercept=fit_intercept)
+        if problem.objective(problem.point(w0, b0)) > problem.objective(problem.point(
+                np.zeros(k), 0.0)):
+            w0, b0 = np.zeros(k), 0.0
+        result = solve_l12(cache, y, loss, C, coef0=w0, intercept0=b0,
+                           fit_intercept=fit_intercept, stopping=stopping, interrupt=interrupt)
     coef = result.x[0]
     intercept = float(result.x[1][0]) - float(cache.means @ coef)
     return coef, intercept, result
 
 
 def newton_l2(A: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
-              fit_intercept: bool, tol: float, max_iter: int = 100):
+              fit_intercept: bool, tol: float, max_iter: int = 100, w0=None, b0: float = 0.0):
     """min ½‖w‖² + C Σ_i l(y_i (a_iᵀw + b)) by Newton's method with a backtracking (Armijo)
     line search — the finite Newton method of Keerthi & DeCoste (JMLR 2005) for the squared
-    hinge (its generalised Hessian), plain Newton for the logistic loss. Stops when the Newton
-    decrement is at most ``tol`` relative to the objective. Returns (w, b, steps, trace)."""
+    hinge (its generalised Hessian), plain Newton for the logistic loss. Starts at (w0, b0)
+    when that is below the objective at zero. Stops when the Newton decrement is at most
+    ``tol`` relative to the objective. Returns (w, b, steps, trace)."""
     n, k = A.shape
-    w, b = np.zeros(k), 0.0
 
     def value(w, b):
         return 0.5 * float(w @ w) + C * float(loss.value(y * (A @ w + b)).sum())
 
+    w, b = np.zeros(k), 0.0
     F = value(w, b)
+    if w0 is not None:
+        b0 = float(b0) if fit_intercept else 0.0
+        F0 = value(np.asarray(w0, dtype=np.float64), b0)
+        if F0 < F:
+            w, b, F = np.array(w0, dtype=np.float64), b0, F0
     trace = [F]
     for _ in range(max_iter):
         f = A @ w + b
@@ -157,8 +174,9 @@ def newton_l2(A: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
 
 def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef: np.ndarray,
                     margins: np.ndarray, k: int, *, fit_intercept: bool, stopping: Stopping,
-                    interrupt=None):
-    """Keep the k selected features of largest sacrifice and refit on them.
+                    intercept: float = 0.0, interrupt=None):
+    """Keep the k selected features of largest sacrifice and refit on them, starting from
+    the given model (``coef``, ``intercept``) without the pruned features.
 
     Returns (kept columns, their coefficients, intercept, solver result)."""
     support = np.asarray(support, dtype=np.int64)
@@ -167,5 +185,6 @@ def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef:
     kept = np.sort(support[np.argsort(-score, kind="stable")[:k]])
     weights, intercept, result = restricted_fit(X, kept, y, loss, C,
                                                 fit_intercept=fit_intercept,
-                                                stopping=stopping, interrupt=interrupt)
+                                                stopping=stopping, interrupt=interrupt,
+                                                coef0=coef[kept], intercept0=intercept)
     return kept, weights, intercept, result

@@ -496,3 +496,24 @@ def test_refine_to_k_keeps_exactly_k(digits38):
     assert fgm.history_[-1].inner_measure <= 3e-5 ** 2
     with pytest.raises(ValueError, match="set refine='auto'"):
         FGM(k=5).fit(digits38.X, digits38.y)
+
+
+def test_the_refit_starts_from_the_pruned_path_model(digits38):
+    """The refinement's refit curve starts where the path left off (its model without the
+    pruned features), not at the empty model's C·Σ l(0) far above the path: the same weights
+    as a refit from zero, in fewer Newton steps."""
+    from explorer.optim.losses import make_loss
+    from explorer.optim.refine import restricted_fit
+    from explorer.optim.stopping import Stopping
+
+    X, y = digits38.X, np.where(digits38.y == digits38.y.max(), 1.0, -1.0)
+    fgm = FGM(B=5, refine="auto", k=5).fit(X, y)
+    refit = fgm.history_[-1]
+    kept = fgm.selected_features_
+    trace = refit.info["inner_objective"]
+    empty = 10.0 * make_loss("squared_hinge").value(np.zeros(y.size)).sum()
+    assert trace[0] < 0.5 * empty
+    cold_w, cold_b, cold = restricted_fit(X, kept, y, make_loss("squared_hinge"), 10.0,
+                                          fit_intercept=True, stopping=Stopping(3e-5 ** 2, 2000))
+    np.testing.assert_allclose(fgm.coef_[kept], cold_w, rtol=1e-6, atol=1e-9)
+    assert refit.inner_steps < cold.n_iter

@@ -334,7 +334,8 @@ def test_weight_image_marks_sit_on_the_largest_weights(page: Page, server, shot)
 def test_a_refinement_is_drawn_apart_from_the_path(page: Page, server, server_log, shot):
     """FGM(refine='auto') ends with a refit of the ℓ2 model on the kept features: its
     objective (the status line's) is another function than the path's, so it is its own line,
-    starting after the path's last step, and both fit in the plot's range."""
+    starting after the path's last step at the pruned path model's value, and both fit in the
+    plot's range."""
     page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5&refine=auto&k=5")
     line = settled_status(page)
     objective = float(re.search(r"objective ([-\d.e+]+)", line).group(1))
@@ -349,6 +350,9 @@ def test_a_refinement_is_drawn_apart_from_the_path(page: Page, server, server_lo
     path, refit = sorted(lines, key=lambda cols: cols["step"][0])
     assert refit["objective"][-1] == pytest.approx(objective, rel=1e-3)
     assert path["step"][-1] < refit["step"][0]
+    # the refit starts from the pruned path model, not from the empty model the path began at
+    # (it was a vertical spike from the path's first value, squeezing the path's curve)
+    assert refit["objective"][0] < 0.5 * path["objective"][0]
     values = path["objective"] + refit["objective"]
     assert fig["y"][0] <= min(values) and fig["y"][1] >= max(values)
     assert "Refinement" in text(page, ".explanation")

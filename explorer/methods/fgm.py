@@ -32,7 +32,7 @@ from .._params import ParamSpec
 from ..features import BinnedSpace, LinearSpace, Poly2Space
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
-from ..optim.refine import OVERSELECT, forward_sacrifices, prune_and_refit
+from ..optim.refine import OVERSELECT, forward_sacrifices, prune_and_refit, splice
 from ._cutting import block_record_info, linear_coef
 from .base import BaseSelector, Recorder, register
 
@@ -253,9 +253,11 @@ class FGM(BaseSelector):
 
     def _prune_and_refit(self, X, y, result, recorder: Recorder, B_grown: int,
                          space) -> None:
-        """refine='auto': keep the k features of largest sacrifice, refit, one more record.
-        A path that converged with fewer than k features is filled up to k first, by the
-        forward sacrifice of the best-scored features outside it (one more pass)."""
+        """refine='auto': keep the k features of largest sacrifice, refit, then exchange
+        rounds while the restricted loss falls (:func:`~explorer.optim.refine.splice`); one
+        more record. A path that converged with fewer than k features is filled up to k
+        first, by the forward sacrifice of the best-scored features outside it (one more
+        pass)."""
         before = self.selected_features_
         k = int(self.k) if self.k is not None else \
             max(1, int(round(before.size * int(self.B) / B_grown)))
@@ -268,6 +270,7 @@ class FGM(BaseSelector):
                            result.solution)
         support = np.union1d(before, added)
         coef = self.coef_
+        columns = chunked.take if chunked is not None else (lambda ids, X=X: X[:, ids])
         if chunked is not None:  # the refit needs only these columns
             X, coef = chunked.take(support), self.coef_[support]
             local = np.arange(support.size)
@@ -277,9 +280,14 @@ class FGM(BaseSelector):
             X, y, loss, float(self.C), local, coef, margins, k,
             fit_intercept=self.fit_intercept, stopping=stopping,
             intercept=float(self.intercept_), interrupt=recorder.interrupted)
-        passes = {}
         if chunked is not None:
             kept = support[kept]
+        kept, weights, intercept, res, rounds, loss_before, loss_after = splice(
+            columns, space.top, y, loss, float(self.C), kept, weights, intercept, res, k,
+            fit_intercept=self.fit_intercept, stopping=stopping,
+            interrupt=recorder.interrupted)
+        passes = {}
+        if chunked is not None:
             passes = {"passes": int(chunked.passes), "bytes_read": int(chunked.bytes_read)}
         coef = np.zeros(self.n_features_in_)
         coef[kept] = weights
@@ -300,6 +308,9 @@ class FGM(BaseSelector):
                       inner_measure=res.measure,
                       info={"refine": "auto", "before": before,
                             "pruned": np.setdiff1d(before, kept), "added": added,
+                            "spliced_in": np.setdiff1d(kept, support),
+                            "splice_rounds": rounds, "loss_before": loss_before,
+                            "loss_after": loss_after,
                             "inner_objective": np.asarray(res.trace, dtype=float),
                             "B": int(self.B), "stop_reason": how,
                             "weights": coef[self.support_], **passes})

@@ -144,7 +144,9 @@ def newton_l2(A: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
         g = np.concatenate([w + A.T @ r, [r.sum() if fit_intercept else 0.0]])
         d2 = C * curvature_weights(loss, y, f)
         H = np.empty((k + 1, k + 1))
-        H[:k, :k] = (A.T * d2) @ A
+        rows = np.flatnonzero(d2)  # the squared hinge's curvature is 0 off the margin
+        Ar = A[rows] if rows.size < n else A
+        H[:k, :k] = (Ar.T * d2[rows]) @ Ar
         H[:k, :k][np.diag_indices(k)] += 1.0
         H[:k, k] = H[k, :k] = A.T @ d2
         H[k, k] = d2.sum() + 1e-12 * max(1.0, float(d2.sum()))
@@ -188,3 +190,60 @@ def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef:
                                                 stopping=stopping, interrupt=interrupt,
                                                 coef0=coef[kept], intercept0=intercept)
     return kept, weights, intercept, result
+
+
+SPLICE_ROUNDS = 8  # bound on the exchange rounds of :func:`splice`
+
+
+def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weights: np.ndarray,
+           intercept: float, result, k: int, *, fit_intercept: bool, stopping: Stopping,
+           interrupt=None, max_rounds: int = SPLICE_ROUNDS):
+    """Exchange rounds on a refit selection of k features, kept while the restricted loss
+    C Σ l falls — the acceptance rule of abess's splicing (Zhu et al., PNAS 2020, Alg. 2),
+    with the exchange set chosen by FGM's own two steps restarted from the refit model:
+
+    1. grow: the ⌈k/2⌉ features outside of largest worst-case score (Xᵀs at the refit's
+       dual, FGM's scorer: one pass) join the k;
+    2. prune: the ℓ2 model on the 1.5·k (started from the refit's weights) and its k of
+       largest backward sacrifice ½h_j w_j², refit (:func:`prune_and_refit`).
+
+    ``columns(ids)`` gives those columns of X, ``top(signal, m)`` the m best-scored ids. A
+    round that swaps nothing or does not lower the loss ends the exchange (its result is not
+    kept); at most ``max_rounds`` rounds. Returns (kept, weights, intercept, result, rounds,
+    loss before, loss after); ``kept`` sorted."""
+    y = np.asarray(y, dtype=np.float64)
+    kept = np.asarray(kept, dtype=np.int64)
+    extra = int(np.ceil(k / 2))
+
+    def data_loss(margins):
+        return float(C) * float(np.sum(loss.value(y * margins)))
+
+    start = current = data_loss(result.margins)
+    rounds = 0
+    for _ in range(int(max_rounds)):
+        if interrupt is not None and interrupt():
+            break
+        signal = -float(C) * loss.derivative(y * result.margins) * y
+        ids, _ = top(signal, kept.size + extra)
+        candidates = ids[~np.isin(ids, kept)][:extra]
+        if candidates.size == 0:
+            break
+        union = np.union1d(kept, candidates)
+        cols = columns(union)
+        w0 = np.zeros(union.size)
+        w0[np.searchsorted(union, kept)] = weights
+        local = np.arange(union.size)
+        grown, b, res = restricted_fit(cols, local, y, loss, C, fit_intercept=fit_intercept,
+                                       stopping=stopping, interrupt=interrupt, coef0=w0,
+                                       intercept0=intercept)
+        chosen, new_weights, new_intercept, new_result = prune_and_refit(
+            cols, y, loss, C, local, grown, res.margins, k, fit_intercept=fit_intercept,
+            stopping=stopping, intercept=b, interrupt=interrupt)
+        chosen = union[chosen]
+        after = data_loss(new_result.margins)
+        if np.array_equal(chosen, kept) or not after < current:
+            break
+        kept, weights, intercept, result, current = (chosen, new_weights, new_intercept,
+                                                     new_result, after)
+        rounds += 1
+    return kept, weights, intercept, result, rounds, start, current

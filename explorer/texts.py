@@ -29,15 +29,25 @@ def _fgm(record) -> str:
         if len(added):
             more = "one more feature was added, the one" if len(added) == 1 else \
                 f"{len(added)} more features were added, the ones"
-            return (f"Refinement: the path converged at {len(before)} features, fewer than "
+            text = (f"Refinement: the path converged at {len(before)} features, fewer than "
                     f"asked for; {more} outside it whose entry would lower the objective "
                     f"most (½g_j²/h_j), and the ℓ2 model was refit on all "
-                    f"{record.n_selected} (objective {record.objective:.4g}, "
-                    f"{record.inner_steps} steps).")
-        return (f"Refinement: the path grew to {len(before)} features; the "
-                f"{record.n_selected} whose removal would raise the objective most (½h_j w_j²) "
-                f"were kept, {len(pruned)} pruned, and the ℓ2 model was refit on them "
-                f"(objective {record.objective:.4g}, {record.inner_steps} steps).")
+                    f"{record.n_selected}")
+        else:
+            text = (f"Refinement: the path grew to {len(before)} features; the "
+                    f"{record.n_selected} whose removal would raise the objective most "
+                    f"(½h_j w_j²) were kept and the ℓ2 model was refit on them")
+        rounds = int(info.get("splice_rounds", 0))
+        if rounds:
+            text += (f". Then {rounds} exchange round{'s' if rounds > 1 else ''} (the "
+                     "best-scored features outside join, refit, prune back by sacrifice, "
+                     "refit) lowered the restricted loss C·Σl from "
+                     f"{info['loss_before']:.5g} to {info['loss_after']:.5g}; in the end "
+                     f"{len(pruned)} of the path's features are pruned and "
+                     f"{len(info.get('spliced_in', []))} from outside it entered")
+        elif not len(added):
+            text += f", {len(pruned)} pruned"
+        return f"{text} (objective {record.objective:.4g}, {record.inner_steps} steps)."
     names = info.get("block_names", [])
     new = info.get("new_features", [])
     shown = ", ".join(names[:6]) + ("…" if len(names) > 6 else "")

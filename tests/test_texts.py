@@ -99,3 +99,19 @@ def test_fgm_text_names_the_solver_each_master_took(monkeypatch):
         assert (f"blocks; APG, then proximal Newton took {record.inner_steps} steps" in text) \
             == newton
         assert (f"blocks; APG took {record.inner_steps} steps" in text) == (not newton)
+
+
+def test_fgm_refinement_says_what_the_exchange_rounds_did():
+    """After exchange rounds the text gives their number, the loss they lowered and how many
+    features came from outside the path; without them it says none of that."""
+    base = {"refine": "auto", "before": np.arange(18), "pruned": np.array([2, 5, 9]),
+            "added": np.zeros(0, dtype=int)}
+    spliced = dict(base, splice_rounds=2, loss_before=8439.04, loss_after=8294.41,
+                   spliced_in=np.array([40, 41]))
+    kwargs = dict(iteration=5, inner_steps=4, objective=876.7, n_selected=12,
+                  selected=np.arange(12), elapsed=0.0)
+    text = explain("fgm", IterationRecord(info=spliced, **kwargs))
+    assert "Then 2 exchange rounds" in text and "from 8439 to 8294.4" in text
+    assert "3 of the path's features are pruned and 2 from outside it entered" in text
+    plain = explain("fgm", IterationRecord(info=dict(base, splice_rounds=0), **kwargs))
+    assert "exchange" not in plain and ", 3 pruned (objective 876.7, 4 steps)." in plain

@@ -284,7 +284,7 @@ class FGM(BaseSelector):
             kept = support[kept]
         kept, weights, intercept, res, rounds, loss_before, loss_after = splice(
             columns, space.top, y, loss, float(self.C), kept, weights, intercept, res, k,
-            fit_intercept=self.fit_intercept, stopping=stopping,
+            n_features=self.n_features_in_, fit_intercept=self.fit_intercept, stopping=stopping,
             interrupt=recorder.interrupted)
         passes = {}
         if chunked is not None:

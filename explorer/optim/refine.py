@@ -195,22 +195,31 @@ def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef:
 SPLICE_ROUNDS = 8  # bound on the exchange rounds of :func:`splice`
 
 
+def splice_threshold(C: float, swapped: int, n_features: int, n_samples: int) -> float:
+    """abess's acceptance threshold for an exchange of s features (Zhu et al., PNAS 2020:
+    τ_s = 0.01·s·log p·log log n on the mean loss), on FGM's summed loss C Σ l: a round must
+    lower the loss by more than C·n·τ_s, so that it is not fitting noise."""
+    return float(C) * 0.01 * swapped * np.log(max(n_features, 2)) * \
+        max(0.0, float(np.log(np.log(max(n_samples, 2)))))
+
+
 def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weights: np.ndarray,
-           intercept: float, result, k: int, *, fit_intercept: bool, stopping: Stopping,
-           interrupt=None, max_rounds: int = SPLICE_ROUNDS):
-    """Exchange rounds on a refit selection of k features, kept while the restricted loss
-    C Σ l falls — the acceptance rule of abess's splicing (Zhu et al., PNAS 2020, Alg. 2),
-    with the exchange set chosen by FGM's own two steps restarted from the refit model:
+           intercept: float, result, k: int, *, n_features: int, fit_intercept: bool,
+           stopping: Stopping, interrupt=None, max_rounds: int = SPLICE_ROUNDS):
+    """Exchange rounds on a refit selection of k features, kept while each lowers the
+    restricted loss C Σ l by more than abess's threshold (:func:`splice_threshold`) — the
+    acceptance rule of abess's splicing (Zhu et al., PNAS 2020, Alg. 2) — with the exchange
+    set chosen by FGM's own two steps restarted from the refit model:
 
     1. grow: the ⌈k/2⌉ features outside of largest worst-case score (Xᵀs at the refit's
        dual, FGM's scorer: one pass) join the k;
     2. prune: the ℓ2 model on the 1.5·k (started from the refit's weights) and its k of
        largest backward sacrifice ½h_j w_j², refit (:func:`prune_and_refit`).
 
-    ``columns(ids)`` gives those columns of X, ``top(signal, m)`` the m best-scored ids. A
-    round that swaps nothing or does not lower the loss ends the exchange (its result is not
-    kept); at most ``max_rounds`` rounds. Returns (kept, weights, intercept, result, rounds,
-    loss before, loss after); ``kept`` sorted."""
+    ``columns(ids)`` gives those columns of X (``n_features`` of them), ``top(signal, m)`` the
+    m best-scored ids. A round that swaps nothing or does not lower the loss enough ends the
+    exchange (its result is not kept); at most ``max_rounds`` rounds. Returns (kept,
+    weights, intercept, result, rounds, loss before, loss after); ``kept`` sorted."""
     y = np.asarray(y, dtype=np.float64)
     kept = np.asarray(kept, dtype=np.int64)
     extra = int(np.ceil(k / 2))
@@ -241,7 +250,9 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
             stopping=stopping, intercept=b, interrupt=interrupt)
         chosen = union[chosen]
         after = data_loss(new_result.margins)
-        if np.array_equal(chosen, kept) or not after < current:
+        swapped = int(np.setdiff1d(chosen, kept).size)
+        if swapped == 0 or not after < current - splice_threshold(C, swapped, n_features,
+                                                                   y.size):
             break
         kept, weights, intercept, result, current = (chosen, new_weights, new_intercept,
                                                      new_result, after)

@@ -431,12 +431,21 @@ def test_refine_fills_a_path_that_converged_short_of_k(seed, C):
     outside = np.setdiff1d(np.arange(8), before)
     expected = outside[np.argsort(-gain[outside])[:5 - before.size]]
     np.testing.assert_array_equal(last.info["added"], np.sort(expected))
-    assert set(fgm.selected_features_) == set(before) | set(expected)
-    # the weights are the restricted SVM's on the five (scikit-learn's LinearSVC, c = C/2)
+    filled = np.union1d(before, expected)
+
+    def restricted(cols):  # the restricted SVM (scikit-learn's LinearSVC, c = C/2), its loss
+        svm = LinearSVC(C=C / 2, fit_intercept=False, dual=False, tol=1e-10, max_iter=100000)
+        w = svm.fit(X[:, cols], y).coef_.ravel()
+        return w, C * 0.5 * np.sum(np.maximum(0.0, 1.0 - y * (X[:, cols] @ w)) ** 2)
+
     cols = fgm.selected_features_
-    svm = LinearSVC(C=C / 2, fit_intercept=False, dual=False, tol=1e-10, max_iter=100000)
-    np.testing.assert_allclose(fgm.coef_[cols], svm.fit(X[:, cols], y).coef_.ravel(),
-                               rtol=1e-4, atol=1e-6)
+    w, loss = restricted(cols)
+    np.testing.assert_allclose(fgm.coef_[cols], w, rtol=1e-4, atol=1e-6)
+    if last.info["splice_rounds"] == 0:  # the filled set, or one of lower restricted loss
+        np.testing.assert_array_equal(cols, filled)
+    else:
+        assert loss < restricted(filled)[1]
+        assert last.info["loss_after"] == pytest.approx(loss, rel=1e-6)
     assert explain("fgm", last).startswith(f"Refinement: the path converged at "
                                            f"{before.size} features")
 
@@ -469,7 +478,16 @@ def test_refine_records_the_pruned_set_and_keeps_the_paper_path_unchanged(digits
     refined = FGM(B=3, refine="auto").fit(digits38.X, digits38.y)
     last = refined.history_[-1]
     assert last.info["refine"] == "auto" and last.n_selected == refined.n_selected_
-    assert set(last.selected) | set(last.info["pruned"]) == set(last.info["before"])
+    outside = set(last.info["spliced_in"])
+    assert (set(last.selected) - outside) | set(last.info["pruned"]) == set(last.info["before"])
+    assert not outside & set(last.info["before"])
+    # the exchange rounds' account: the loss C Σ ½ max(0, 1 − z)² of the final model
+    y = np.where(digits38.y == refined.classes_[1], 1.0, -1.0)
+    z = y * refined.decision_function(digits38.X)
+    assert last.info["loss_after"] == pytest.approx(
+        refined.C * 0.5 * np.sum(np.maximum(0.0, 1.0 - z) ** 2), rel=1e-9)
+    assert last.info["loss_after"] <= last.info["loss_before"]
+    assert 0 <= last.info["splice_rounds"] <= 8
     assert all("refine" not in r.info for r in paper.history_)
     assert refined.history_[-2].info["B"] == 5  # the path grown with blocks of ⌈1.5·B⌉
     assert refined.score(digits38.X_test, digits38.y_test) > 0.9

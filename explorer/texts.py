@@ -26,6 +26,7 @@ def _fgm(record) -> str:
     if info.get("refine"):
         before, pruned = info.get("before", []), info.get("pruned", [])
         added = info.get("added", [])
+        rounds = int(info.get("splice_rounds", 0))
         if len(added):
             more = "one more feature was added, the one" if len(added) == 1 else \
                 f"{len(added)} more features were added, the ones"
@@ -34,10 +35,10 @@ def _fgm(record) -> str:
                     f"most (½g_j²/h_j), and the ℓ2 model was refit on all "
                     f"{record.n_selected}")
         else:
+            pruned_now = "" if rounds else f", {len(pruned)} pruned,"
             text = (f"Refinement: the path grew to {len(before)} features; the "
                     f"{record.n_selected} whose removal would raise the objective most "
-                    f"(½h_j w_j²) were kept and the ℓ2 model was refit on them")
-        rounds = int(info.get("splice_rounds", 0))
+                    f"(½h_j w_j²) were kept{pruned_now} and the ℓ2 model was refit on them")
         if rounds:
             text += (f". Then {rounds} exchange round{'s' if rounds > 1 else ''} (the "
                      "best-scored features outside join, refit, prune back by sacrifice, "
@@ -45,8 +46,6 @@ def _fgm(record) -> str:
                      f"{info['loss_before']:.5g} to {info['loss_after']:.5g}; in the end "
                      f"{len(pruned)} of the path's features are pruned and "
                      f"{len(info.get('spliced_in', []))} from outside it entered")
-        elif not len(added):
-            text += f", {len(pruned)} pruned"
         return f"{text} (objective {record.objective:.4g}, {record.inner_steps} steps)."
     names = info.get("block_names", [])
     new = info.get("new_features", [])

@@ -82,8 +82,11 @@ class FGM(BaseSelector):
         None: the paper's algorithm. "auto": a best-subset refinement at the same number of
         features — the ℓ1² path is grown with blocks of ⌈1.5·B⌉, the k = round(selected·B/⌈1.5B⌉)
         features of largest backward sacrifice ½h_j w_j² are kept (abess's splicing measure)
-        and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4); one more
-        record shows the pruned set. Linear features only.
+        and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4); then
+        exchange rounds (the ⌈k/2⌉ best-scored features outside join, refit, prune back,
+        refit) are kept while each lowers the restricted loss by more than abess's threshold
+        (at most 8; :func:`~explorer.optim.refine.splice`); one more record shows the pruned
+        set and the rounds. Linear features only.
     k : int or None
         With ``refine="auto"``: the number of features wanted. The path is grown until it
         holds ⌈1.5·k⌉ features (or the loop ends), then pruned to k; a path that converged
@@ -129,7 +132,7 @@ class FGM(BaseSelector):
                   help="refit from the previous solution"),
         ParamSpec("refine", "refine", None, "choice", choices=(None, "auto"), nullable=True,
                   help="best-subset refinement: grow past k, keep the k of largest "
-                       "sacrifice, refit"),
+                       "sacrifice, refit, exchange while the loss falls"),
         ParamSpec("k", "k (refine)", None, "int", 1, 10**7, log=True, nullable=True,
                   bound="n_features", when={"refine": ("auto",)}, auto="the paper's count",
                   help="features kept by the refinement (None: the paper's count at B)"),

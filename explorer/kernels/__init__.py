@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from . import _numba
 
+DENSE_PART_CELLS = 500_000  # a dense column gather gets a thread per this many cells
 PART_NNZ = 2_000_000  # a sparse Xᵀs gets one thread per this many non-zeros (up to the cores)
 _NONE = np.zeros(0)  # an absent optional array of the compiled kernels
 
@@ -334,7 +335,9 @@ def take_columns(X, columns: np.ndarray, scale: np.ndarray | None = None):
     array for dense X. From CSR, scipy's column indexing takes two passes over the non-zeros
     and arrays over all of X's columns (28–40 ms for 10 of 1.35 M text columns); here one
     compiled pass, split by non-zeros over the cores as :func:`xts` is, finds the non-zeros
-    of the wanted columns through a bitmap of them."""
+    of the wanted columns through a bitmap of them. From a C-ordered dense X, a compiled
+    row-by-row gather split by rows over the cores (numpy's indexing: 13 ms for 180 of 4,096²
+    columns, this 2–4 ms)."""
     columns = np.asarray(columns, dtype=np.int64).ravel()
     scale = np.ones(columns.size) if scale is None else np.asarray(scale, dtype=np.float64)
     if scale.shape != columns.shape:
@@ -345,6 +348,17 @@ def take_columns(X, columns: np.ndarray, scale: np.ndarray | None = None):
         bad = columns[(columns < -m) | (columns >= m)][0]
         raise IndexError(f"column {bad} is out of range for X's {m} columns")
     columns = np.where(columns < 0, columns + m, columns)  # negative ids count from the end
+    if _row_major_dense(X) and columns.size:
+        n = X.shape[0]
+        out = np.empty((n, columns.size))
+        parts = min(_cores(), max(1, n * columns.size // DENSE_PART_CELLS))
+        bounds = np.linspace(0, n, parts + 1).astype(np.int64).tolist()
+
+        def gather(a, b):
+            _numba.dense_take_columns(X, columns, scale, out, a, b)
+
+        _in_threads(gather, list(zip(bounds[:-1], bounds[1:])))
+        return out
     if not (sp.issparse(X) and X.format == "csr" and columns.size
             and np.unique(columns).size == columns.size):
         block = X[:, columns]  # CSC, dense, a chunked X, repeated columns: by indexing
@@ -370,6 +384,12 @@ def take_columns(X, columns: np.ndarray, scale: np.ndarray | None = None):
     data = X.data[hit_nz[order]].astype(np.float64) * scale[owner[order]]
     return sp.csc_matrix((data, hit_row[order].astype(index), indptr),
                          shape=(n, columns.size))
+
+
+def _row_major_dense(X) -> bool:
+    """A C-ordered float array (what the compiled dense gather reads)."""
+    return isinstance(X, np.ndarray) and X.ndim == 2 and X.flags.c_contiguous \
+        and X.dtype in (np.float32, np.float64)
 
 
 def _column_hits(X, wanted, start, stop, width):

@@ -234,6 +234,16 @@ def kth_largest(scores, k, heap, slots):
 
 
 @nb.njit(**_JIT)
+def dense_take_columns(X, columns, scale, out, start, stop):
+    """out[i, t] = X[i, columns[t]]·scale[t] (float64) for rows start ≤ i < stop of a
+    row-major X, read row by row (numpy's X[:, columns] on a C-ordered X walks it column by
+    column, a cache miss per element)."""
+    for i in range(start, stop):
+        for t in range(columns.shape[0]):
+            out[i, t] = np.float64(X[i, columns[t]]) * scale[t]
+
+
+@nb.njit(**_JIT)
 def csr_column_hits(indices, indptr, wanted, hit_nz, hit_row, start, stop):
     """The non-zeros of the rows start ≤ i < stop of a CSR matrix in the columns flagged in
     the bitmap ``wanted`` (bit j of word j // 64), in row order: their index into

@@ -63,3 +63,8 @@ def lp_ball_projection(v, radius: float, p: float) -> np.ndarray:
     res = minimize(lambda x: 0.5 * np.sum((x - v) ** 2), v * 0.5, constraints=[cons],
                    method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
     return res.x
+
+
+def dense_take_columns(X, columns, scale, out, start, stop):
+    """Rows start..stop of X[:, columns]·scale into ``out`` (float64)."""
+    out[start:stop] = np.asarray(X[start:stop][:, columns], dtype=np.float64) * scale

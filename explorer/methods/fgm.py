@@ -24,12 +24,14 @@ against its residual instead of the paper's α = 1).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._params import ParamSpec
 from ..features import BinnedSpace, LinearSpace, Poly2Space
+from ..kernels import take_columns
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
 from ..optim.refine import OVERSELECT, forward_sacrifices, prune_and_refit, splice
@@ -266,29 +268,24 @@ class FGM(BaseSelector):
             max(1, int(round(before.size * int(self.B) / B_grown)))
         stopping = Stopping(float(self.inner_tol) ** 2, int(self.max_inner))
         chunked = X if getattr(X, "is_chunked", False) else None
-        margins = np.asarray((chunked.take(before) if chunked is not None else X[:, before])
-                             @ self.coef_[before]).ravel() + self.intercept_
+        # every step below needs only a few columns: read them once (in memory or from disk)
+        take = chunked.take if chunked is not None else partial(take_columns, X)
+        before_cols = take(before)
+        margins = np.asarray(before_cols @ self.coef_[before]).ravel() + self.intercept_
         loss = LOSSES[self.loss]()
-        added = self._fill(space, X, y, loss, before, margins, k - before.size,
+        added = self._fill(space, take, y, loss, before, margins, k - before.size,
                            result.solution)
         support = np.union1d(before, added)
-        coef = self.coef_
-        columns = chunked.take if chunked is not None else (lambda ids, X=X: X[:, ids])
-        if chunked is not None:  # the refit needs only these columns
-            X, coef = chunked.take(support), self.coef_[support]
-            local = np.arange(support.size)
-        else:
-            local = support
-        kept, weights, intercept, res = prune_and_refit(
-            X, y, loss, float(self.C), local, coef, margins, k,
-            fit_intercept=self.fit_intercept, stopping=stopping,
+        cols = before_cols if added.size == 0 else take(support)
+        kept_local, weights, intercept, res = prune_and_refit(
+            cols, y, loss, float(self.C), np.arange(support.size), self.coef_[support],
+            margins, k, fit_intercept=self.fit_intercept, stopping=stopping,
             intercept=float(self.intercept_), interrupt=recorder.interrupted)
-        if chunked is not None:
-            kept = support[kept]
+        kept = support[kept_local]
         kept, weights, intercept, res, rounds, loss_before, loss_after = splice(
-            columns, space.top, y, loss, float(self.C), kept, weights, intercept, res, k,
+            take, space.top, y, loss, float(self.C), kept, weights, intercept, res, k,
             n_features=self.n_features_in_, fit_intercept=self.fit_intercept, stopping=stopping,
-            interrupt=recorder.interrupted)
+            interrupt=recorder.interrupted, kept_columns=take_columns(cols, kept_local))
         passes = {}
         if chunked is not None:
             passes = {"passes": int(chunked.passes), "bytes_read": int(chunked.bytes_read)}
@@ -318,10 +315,11 @@ class FGM(BaseSelector):
                             "B": int(self.B), "stop_reason": how,
                             "weights": coef[self.support_], **passes})
 
-    def _fill(self, space, X, y, loss, before, margins, missing: int, solution):
+    def _fill(self, space, take, y, loss, before, margins, missing: int, solution):
         """The ``missing`` features outside ``before`` of largest forward sacrifice ½g_j²/h_j
         (:func:`~explorer.optim.refine.forward_sacrifices`), from a shortlist of the path's
-        worst-case scores at its last model (FGM's Xᵀs scorer, one pass)."""
+        worst-case scores at its last model (FGM's Xᵀs scorer, one pass); ``take(ids)``
+        reads those columns of X."""
         none = np.zeros(0, dtype=np.int64)
         outside = self.n_features_in_ - before.size
         if missing <= 0 or outside <= 0 or solution is None:
@@ -332,8 +330,7 @@ class FGM(BaseSelector):
         ids = np.setdiff1d(ids, before)
         if ids.size == 0:
             return none
-        columns = X.take(ids) if getattr(X, "is_chunked", False) else X[:, ids]
-        gain = forward_sacrifices(columns, np.arange(ids.size), loss, float(self.C), y,
+        gain = forward_sacrifices(take(ids), np.arange(ids.size), loss, float(self.C), y,
                                   margins)
         best = np.argsort(-gain, kind="stable")[:missing]
         return np.sort(ids[best[gain[best] > 0]])  # a feature with no slope adds nothing

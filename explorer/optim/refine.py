@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..kernels import take_columns
 from .apg import SolverResult
 from .cache import BlockCache
 from .l12 import L12Problem, solve_l12
@@ -125,7 +126,7 @@ def newton_l2(A: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
     hinge (its generalised Hessian), plain Newton for the logistic loss. Starts at (w0, b0)
     when that is below the objective at zero. Stops when the Newton decrement is at most
     ``tol`` relative to the objective. Returns (w, b, steps, trace)."""
-    n, k = A.shape
+    k = A.shape[1]
 
     def value(w, b):
         return 0.5 * float(w @ w) + C * float(loss.value(y * (A @ w + b)).sum())
@@ -138,15 +139,16 @@ def newton_l2(A: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
         if F0 < F:
             w, b, F = np.array(w0, dtype=np.float64), b0, F0
     trace = [F]
+    gram = curved = None  # Σ_i d2_i a_i a_iᵀ and the d2 it was summed with
     for _ in range(max_iter):
         f = A @ w + b
         r = C * y * loss.derivative(y * f)
         g = np.concatenate([w + A.T @ r, [r.sum() if fit_intercept else 0.0]])
         d2 = C * curvature_weights(loss, y, f)
+        gram = _curvature_gram(A, d2, gram, curved)
+        curved = d2
         H = np.empty((k + 1, k + 1))
-        rows = np.flatnonzero(d2)  # the squared hinge's curvature is 0 off the margin
-        Ar = A[rows] if rows.size < n else A
-        H[:k, :k] = (Ar.T * d2[rows]) @ Ar
+        H[:k, :k] = gram
         H[:k, :k][np.diag_indices(k)] += 1.0
         H[:k, k] = H[k, :k] = A.T @ d2
         H[k, k] = d2.sum() + 1e-12 * max(1.0, float(d2.sum()))
@@ -172,6 +174,21 @@ def newton_l2(A: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
         w, b, F = w_new, b_new, F_new
         trace.append(F)
     return w, b, len(trace) - 1, trace
+
+
+def _curvature_gram(A: np.ndarray, d2: np.ndarray, gram, previous) -> np.ndarray:
+    """Aᵀ diag(d2) A. From the previous step's (``gram`` summed with ``previous``) when few
+    rows' curvature changed — the squared hinge's d2 is C on the margin-violating rows and 0
+    elsewhere, and after the first steps only the rows crossing the margin change (the
+    finite Newton method's update, Keerthi & DeCoste 2005, §3)."""
+    rows = np.flatnonzero(d2)  # the squared hinge's curvature is 0 off the margin
+    if gram is not None:
+        changed = np.flatnonzero(d2 != previous)
+        if changed.size <= rows.size // 2:  # cheaper than summing over the curved rows
+            Ac = A[changed]
+            return gram + (Ac.T * (d2 - previous)[changed]) @ Ac
+    Ar = A[rows] if rows.size < A.shape[0] else A
+    return (Ar.T * d2[rows]) @ Ar
 
 
 def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef: np.ndarray,
@@ -203,9 +220,17 @@ def splice_threshold(C: float, swapped: int, n_features: int, n_samples: int) ->
         max(0.0, float(np.log(np.log(max(n_samples, 2)))))
 
 
+def _side_by_side(a, b):
+    """[a b]: CSC if either is sparse, else a float64 array."""
+    if sp.issparse(a) or sp.issparse(b):
+        return sp.hstack([a, b], format="csc", dtype=np.float64)
+    return np.hstack([np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)])
+
+
 def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weights: np.ndarray,
            intercept: float, result, k: int, *, n_features: int, fit_intercept: bool,
-           stopping: Stopping, interrupt=None, max_rounds: int = SPLICE_ROUNDS):
+           stopping: Stopping, interrupt=None, max_rounds: int = SPLICE_ROUNDS,
+           kept_columns=None):
     """Exchange rounds on a refit selection of k features, kept while each lowers the
     restricted loss C Σ l by more than abess's threshold (:func:`splice_threshold`) — the
     acceptance rule of abess's splicing (Zhu et al., PNAS 2020, Alg. 2) — with the exchange
@@ -216,7 +241,8 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
     2. prune: the ℓ2 model on the 1.5·k (started from the refit's weights) and its k of
        largest backward sacrifice ½h_j w_j², refit (:func:`prune_and_refit`).
 
-    ``columns(ids)`` gives those columns of X (``n_features`` of them), ``top(signal, m)`` the
+    ``columns(ids)`` gives those columns of X (``n_features`` of them; ``kept_columns``, when
+    given, are those of ``kept``: only the candidates are then read), ``top(signal, m)`` the
     m best-scored ids. A round that swaps nothing or does not lower the loss enough ends the
     exchange (its result is not kept); at most ``max_rounds`` rounds. Returns (kept,
     weights, intercept, result, rounds, loss before, loss after); ``kept`` sorted."""
@@ -229,6 +255,7 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
 
     start = current = data_loss(result.margins)
     rounds = 0
+    kept_cols = kept_columns
     for _ in range(int(max_rounds)):
         if interrupt is not None and interrupt():
             break
@@ -238,7 +265,11 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
         if candidates.size == 0:
             break
         union = np.union1d(kept, candidates)
-        cols = columns(union)
+        if kept_cols is None:
+            kept_cols = columns(kept)
+        # the kept columns from the last round, only the candidates read from X
+        cols = take_columns(_side_by_side(kept_cols, columns(candidates)),
+                            np.argsort(np.concatenate([kept, candidates])))
         w0 = np.zeros(union.size)
         w0[np.searchsorted(union, kept)] = weights
         local = np.arange(union.size)
@@ -256,5 +287,6 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
             break
         kept, weights, intercept, result, current = (chosen, new_weights, new_intercept,
                                                      new_result, after)
+        kept_cols = take_columns(cols, np.searchsorted(union, kept))
         rounds += 1
     return kept, weights, intercept, result, rounds, start, current

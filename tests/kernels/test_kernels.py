@@ -212,6 +212,34 @@ def test_top_k_with_ties_nan_and_minus_inf_equals_sort(k, seed):
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dense_take_columns_gathers_by_rows_over_threads(monkeypatch, threads, dtype):
+    # a C-ordered dense X goes through the compiled row-by-row gather, split by rows over
+    # the threads (uneven parts); its numpy twin, and X[:, columns] for every layout
+    import explorer.kernels as kernels
+
+    monkeypatch.setattr(kernels, "DENSE_PART_CELLS", 50)
+    monkeypatch.setattr(kernels, "_cores", lambda: threads)
+    rng = np.random.default_rng(threads)
+    X = rng.normal(size=(101, 40)).astype(dtype)
+    columns = np.array([39, 0, 17, 17, 5, -2])
+    scale = rng.uniform(0.5, 2.0, columns.size)
+    expected = X[:, columns].astype(np.float64) * scale
+    for matrix in (X, np.asfortranarray(X), X[:, ::2].copy()[:, np.r_[0:20, 0:20]]):
+        got = kernels.take_columns(matrix, columns, scale)
+        assert got.dtype == np.float64 and got.shape == (101, 6)
+        np.testing.assert_array_equal(got, matrix[:, columns].astype(np.float64) * scale)
+    np.testing.assert_array_equal(kernels.take_columns(X, columns, scale), expected)
+    twin = np.full((101, 6), np.nan)
+    ref.dense_take_columns(X, np.where(columns < 0, columns + 40, columns), scale, twin,
+                           0, 101)
+    np.testing.assert_array_equal(twin, expected)
+    assert kernels.take_columns(X, np.zeros(0, dtype=np.int64)).shape == (101, 0)
+    with pytest.raises(IndexError, match="out of range for X's 40 columns"):
+        kernels.take_columns(X, np.array([40]))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_take_columns_matches_dense_indexing(monkeypatch, threads, dtype):
     # CSR goes through the compiled gather, split over threads by non-zeros; empty rows,
     # an empty wanted column, a full one (more hits than the first buffer guesses), columns

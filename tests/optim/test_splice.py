@@ -29,16 +29,20 @@ def _restricted_loss(X, y, cols):
     return C * 0.5 * np.sum(np.maximum(0.0, 1.0 - y * (X[:, cols] @ w)) ** 2)
 
 
-def _splice(X, y, start, **kw):
+def _top(X):
     def top(signal, m):  # the worst-case scores |Xᵀs|, written out
         scores = np.abs(X.T @ signal)
         ids = np.argsort(-scores, kind="stable")[:m]
         return ids, scores[ids]
+    return top
 
+
+def _splice(X, y, start, columns=None, **kw):
     loss, stopping = make_loss("squared_hinge"), Stopping(1e-12, 1000)
     w, b, res = restricted_fit(X, start, y, loss, C, fit_intercept=False, stopping=stopping)
-    return splice(lambda ids: X[:, ids], top, y, loss, C, start, w, b, res, len(start),
-                  n_features=X.shape[1], fit_intercept=False, stopping=stopping, **kw)
+    return splice(columns or (lambda ids: X[:, ids]), _top(X), y, loss, C, start, w, b, res,
+                  len(start), n_features=X.shape[1], fit_intercept=False, stopping=stopping,
+                  **kw)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -67,3 +71,45 @@ def test_exchange_stops_where_no_round_lowers_the_loss_and_keeps_its_bound():
     assert one[4] <= 1
     none = _splice(X, y, np.array([7, 8, 9]), max_rounds=0)
     assert none[4] == 0 and np.array_equal(none[0], [7, 8, 9])
+
+
+def test_rounds_read_only_the_candidate_columns_when_given_the_kept_ones():
+    """With the kept set's columns handed in, each round reads only its ⌈k/2⌉ = 2 candidates
+    from X (out of core, every read is a pass over the disk chunks that hold them), and the
+    exchange is the same as when every column is read."""
+    X, y = _problem(1)
+    start = np.array([7, 8, 9])
+    reads = []
+
+    def columns(ids):
+        reads.append(np.asarray(ids).copy())
+        return X[:, ids]
+
+    got = _splice(X, y, start, columns=columns, kept_columns=X[:, start])
+    assert got[4] >= 1 and len(reads) == got[4] + 1  # the last round is the rejected one
+    assert all(r.size == 2 for r in reads)
+    reads.clear()
+    plain = _splice(X, y, start, columns=columns)
+    assert reads[0].tolist() == [7, 8, 9]  # not handed in: read once, at the first round
+    np.testing.assert_array_equal(got[0], plain[0])
+    np.testing.assert_allclose(got[1], plain[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("loss_name", ["squared_hinge", "logistic"])
+def test_newton_hessian_updated_by_changed_rows_is_the_direct_sum(loss_name):
+    """The finite Newton method's Hessian, updated from the last step's by the rows whose
+    curvature changed, equals Aᵀdiag(d2)A summed afresh, along a sequence of models."""
+    from explorer.optim.refine import _curvature_gram, curvature_weights
+
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((400, 7))
+    y = np.where(rng.standard_normal(400) > 0, 1.0, -1.0)
+    loss = make_loss(loss_name)
+    gram = previous = None
+    w = np.zeros(7)
+    for step in range(6):
+        w = w + 0.3 * rng.standard_normal(7) / (step + 1) ** 2  # ever fewer rows change
+        d2 = 2.0 * curvature_weights(loss, y, A @ w)
+        gram = _curvature_gram(A, d2, gram, previous)
+        previous = d2
+        np.testing.assert_allclose(gram, (A.T * d2) @ A, rtol=1e-12, atol=1e-10)

@@ -244,6 +244,15 @@ def dense_take_columns(X, columns, scale, out, start, stop):
 
 
 @nb.njit(**_JIT)
+def dense_take_rows(A, rows, scale, out):
+    """out[t, j] = A[rows[t], j]·scale[t], column by column (for Fortran-ordered A and out:
+    a gather within each contiguous column)."""
+    for j in range(A.shape[1]):
+        for t in range(rows.shape[0]):
+            out[t, j] = A[rows[t], j] * scale[t]
+
+
+@nb.njit(**_JIT)
 def csr_column_hits(indices, indptr, wanted, hit_nz, hit_row, start, stop):
     """The non-zeros of the rows start ≤ i < stop of a CSR matrix in the columns flagged in
     the bitmap ``wanted`` (bit j of word j // 64), in row order: their index into

@@ -68,3 +68,8 @@ def lp_ball_projection(v, radius: float, p: float) -> np.ndarray:
 def dense_take_columns(X, columns, scale, out, start, stop):
     """Rows start..stop of X[:, columns]·scale into ``out`` (float64)."""
     out[start:stop] = np.asarray(X[start:stop][:, columns], dtype=np.float64) * scale
+
+
+def dense_take_rows(A, rows, scale, out):
+    """A[rows]·scale (per row) into ``out``."""
+    out[:] = A[rows] * np.asarray(scale)[:, None]

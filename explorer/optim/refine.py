@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels import take_columns
+from ..kernels._numba import dense_take_rows
 from .apg import SolverResult
 from .cache import BlockCache
 from .l12 import L12Problem, solve_l12
@@ -187,8 +188,11 @@ def _curvature_gram(A: np.ndarray, d2: np.ndarray, gram, previous) -> np.ndarray
         if changed.size <= rows.size // 2:  # cheaper than summing over the curved rows
             Ac = A[changed]
             return gram + (Ac.T * (d2 - previous)[changed]) @ Ac
-    Ar = A[rows] if rows.size < A.shape[0] else A
-    return (Ar.T * d2[rows]) @ Ar
+    # the curved rows times √d2 (d2 ≥ 0: the losses are convex); numpy computes SᵀS by
+    # BLAS's symmetric rank-k product, half a general product's work
+    scaled = np.empty((rows.size, A.shape[1]), order="F")
+    dense_take_rows(A, rows, np.sqrt(d2[rows]), scaled)
+    return scaled.T @ scaled
 
 
 def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef: np.ndarray,

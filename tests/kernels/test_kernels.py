@@ -225,15 +225,23 @@ def test_dense_take_rows_matches_its_twin():
         np.testing.assert_array_equal(got, A[rows] * scale[:, None])
 
 
+def _split_over(monkeypatch, threads: int, **sizes):
+    """explorer.kernels with ``threads`` cores and the given part sizes (small, so that tiny
+    inputs are split)."""
+    import explorer.kernels as kernels
+
+    for name, value in sizes.items():
+        monkeypatch.setattr(kernels, name, value)
+    monkeypatch.setattr(kernels, "_cores", lambda: threads)
+    return kernels
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_dense_take_columns_gathers_by_rows_over_threads(monkeypatch, threads, dtype):
     # a C-ordered dense X goes through the compiled row-by-row gather, split by rows over
     # the threads (uneven parts); its numpy twin, and X[:, columns] for every layout
-    import explorer.kernels as kernels
-
-    monkeypatch.setattr(kernels, "DENSE_PART_CELLS", 50)
-    monkeypatch.setattr(kernels, "_cores", lambda: threads)
+    kernels = _split_over(monkeypatch, threads, DENSE_PART_CELLS=50)
     rng = np.random.default_rng(threads)
     X = rng.normal(size=(101, 40)).astype(dtype)
     columns = np.array([39, 0, 17, 17, 5, -2])
@@ -259,10 +267,7 @@ def test_take_columns_matches_dense_indexing(monkeypatch, threads, dtype):
     # CSR goes through the compiled gather, split over threads by non-zeros; empty rows,
     # an empty wanted column, a full one (more hits than the first buffer guesses), columns
     # out of order, and indices unsorted within rows
-    import explorer.kernels as kernels
-
-    monkeypatch.setattr(kernels, "PART_NNZ", 300)
-    monkeypatch.setattr(kernels, "_cores", lambda: threads)
+    _split_over(monkeypatch, threads, PART_NNZ=300)
     rng = np.random.default_rng(threads)
     dense = sp.random(400, 3000, density=0.01, random_state=4).toarray().astype(dtype)
     dense[::3] = 0.0

@@ -400,8 +400,11 @@ def _loss_derivative(z, code, out, h=0.0):
 
 
 @nb.njit(**_JIT)
-def _l1sq_scales(norms, step, out):
-    """Alg. 3 of Tan et al.: scales of the Moreau projection of ½(Σ‖ω_t‖)²."""
+def l1sq_scales(norms, step, out):
+    """Alg. 3 of Tan et al. (FGM): the per-block scales c_t of the Moreau projection of
+    ½(Σ_t‖ω_t‖)² at block norms u (``step`` = 1/τ), written into ``out``. Sort u in decreasing
+    order, ρ = max{j : u_j − s/(1+js) Σ_{i≤j} u_i > 0}, ς = s/(1+ρs) Σ_{i≤ρ} u_i,
+    c_t = max(u_t − ς, 0)/u_t."""
     T = norms.shape[0]
     order = np.argsort(-norms)
     csum = 0.0
@@ -418,6 +421,19 @@ def _l1sq_scales(norms, step, out):
     thr = step / (1.0 + rho * step) * total_at_rho
     for t in range(T):
         out[t] = (norms[t] - thr) / norms[t] if norms[t] > thr else 0.0
+    return out
+
+
+@nb.njit(**_JIT)
+def scaled_trial(Pv, G, step, scales, out):
+    """out_t = (Pv_t − step·G_t)·c_t for every column t: the block products A_t ω_t at an APG
+    trial point of FGM's master, from those at the extrapolated point (Pv) and of the gradient
+    (G) (the line-search cache of Tan et al. §5.3), with the prox's block scales c."""
+    n, T = Pv.shape
+    for t in range(T):
+        c = scales[t]
+        for i in range(n):
+            out[i, t] = (G[i, t] * -step + Pv[i, t]) * c
     return out
 
 
@@ -515,7 +531,7 @@ def apg_l1sq_dense(A, bounds, y, code, h, C, coef, prev_coef, b, prev_b, t, tau,
             for j in range(W):
                 g[j] = v[j] - grad[j] / trial
             _block_norms(g, bounds, norms)
-            _l1sq_scales(norms, 1.0 / trial, scales)
+            l1sq_scales(norms, 1.0 / trial, scales)
             for k in range(T):
                 for j in range(bounds[k, 0], bounds[k, 1]):
                     new[j] = scales[k] * g[j]

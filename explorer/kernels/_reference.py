@@ -73,3 +73,27 @@ def dense_take_columns(X, columns, scale, out, start, stop):
 def dense_take_rows(A, rows, scale, out):
     """A[rows]·scale (per row) into ``out``."""
     out[:] = A[rows] * np.asarray(scale)[:, None]
+
+
+def l1sq_scales(norms, step, out):
+    """The scales of prox of ½(Σ_t‖ω_t‖)² (Alg. 3 of Tan et al.), written with numpy."""
+    u = np.asarray(norms, dtype=np.float64)
+    out[:] = 0.0
+    if u.size == 0:
+        return out
+    order = np.argsort(-u, kind="stable")
+    csum = np.cumsum(u[order])
+    j = np.arange(1, u.size + 1)
+    positive = u[order] - step / (1.0 + j * step) * csum > 0
+    if positive.any():
+        rho = int(np.flatnonzero(positive)[-1]) + 1
+        threshold = step / (1.0 + rho * step) * csum[rho - 1]
+        above = u > threshold
+        out[above] = (u[above] - threshold) / u[above]
+    return out
+
+
+def scaled_trial(Pv, G, step, scales, out):
+    """(Pv − step·G)·scales, column by column, into ``out``."""
+    out[:] = (G * -step + Pv) * scales
+    return out

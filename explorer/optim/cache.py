@@ -28,6 +28,9 @@ class BlockCache:
         self._buffer = np.empty((n_samples, 0), order="F")
         self._sparse_blocks: list[sp.csc_matrix] = []
         self._stacked: sp.csc_matrix | None = None
+        # runs of side-by-side blocks of one width, [first block, blocks, first column, width]:
+        # a run's block products are one batched product (FGM's blocks all have B columns)
+        self._runs: list[list[int]] = []
         self.width = 0
         self.nnz = 0  # non-zeros of the columns as given (the same for either storage)
 
@@ -54,6 +57,10 @@ class BlockCache:
             self._buffer[:, start:start + w] = dense
             if self.center:
                 self._buffer[:, start:start + w] -= mu
+        if self._runs and self._runs[-1][3] == w:
+            self._runs[-1][1] += 1
+        else:
+            self._runs.append([len(self.bounds), 1, start, w])
         self.width = start + w
         self.bounds.append((start, start + w))
         return len(self.bounds) - 1
@@ -91,8 +98,13 @@ class BlockCache:
                     out[:, t] -= float(self.means[a:b] @ coef[a:b])
         else:
             A = self._buffer
-            for t, (a, b) in enumerate(self.bounds):
-                out[:, t] = A[:, a:b] @ coef[a:b]
+            for first, count, start, w in self._runs:
+                stop = start + count * w
+                # the run's columns as a stack of w×n blocks (a view of the buffer), times its
+                # coefficients as a stack of 1×w rows: out's columns first..first+count
+                np.matmul(coef[start:stop].reshape(count, 1, w),
+                          A[:, start:stop].T.reshape(count, w, self.n),
+                          out=out.T[first:first + count, None, :])
         return out
 
     def nbytes(self) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels._numba import scaled_trial
 from .apg import Composite, SolverResult, apg
 from .cache import BlockCache
 from .losses import NUMBA_CODES, MarginLoss
@@ -87,9 +88,8 @@ class L12Problem(Composite):
         g = v[0] - step * grad[0]
         scales = self.omega.scales(g, step)
         new = g * self.omega.expand(scales)
-        P = np.multiply(grad[2], -step, order="F")
-        P += v[2]
-        P *= scales
+        P = scaled_trial(v[2], grad[2], float(step), scales,
+                         np.empty(grad[2].shape, order="F"))
         b = v[1] - step * grad[1]
         x = (new, b, P)
         return x, self._loss_sum(self.margins(x))

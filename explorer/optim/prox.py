@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels._numba import lp_ball_projection
+from ..kernels._numba import l1sq_scales, lp_ball_projection
 
 
 def l1_squared_block_scales(norms: np.ndarray, step: float) -> np.ndarray:
@@ -15,24 +15,11 @@ def l1_squared_block_scales(norms: np.ndarray, step: float) -> np.ndarray:
 
     ``prox(g)_t = c_t · g_t`` with ``u_t = ‖g_t‖`` and ``s = step`` (= 1/τ): sort u in
     decreasing order, ρ = max{j : u_j − s/(1+js) Σ_{i≤j} u_i > 0},
-    ς = s/(1+ρs) Σ_{i≤ρ} u_i, and o_t = max(u_t − ς, 0), c_t = o_t / u_t.
+    ς = s/(1+ρs) Σ_{i≤ρ} u_i, and o_t = max(u_t − ς, 0), c_t = o_t / u_t. Compiled
+    (:func:`explorer.kernels._numba.l1sq_scales`): APG calls it at every line-search trial.
     """
-    u = np.asarray(norms, dtype=np.float64)
-    if u.size == 0:
-        return u.copy()
-    s = float(step)
-    order = np.argsort(-u, kind="stable")
-    us = u[order]
-    csum = np.cumsum(us)
-    j = np.arange(1, u.size + 1)
-    positive = us - s / (1.0 + j * s) * csum > 0
-    if not positive.any():
-        return np.zeros_like(u)
-    rho = int(np.flatnonzero(positive)[-1]) + 1
-    threshold = s / (1.0 + rho * s) * csum[rho - 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scales = np.where(u > threshold, (u - threshold) / u, 0.0)
-    return scales
+    u = np.ascontiguousarray(norms, dtype=np.float64)
+    return l1sq_scales(u, float(step), np.empty_like(u))
 
 
 def prox_l1_squared(blocks: list[np.ndarray], step: float) -> list[np.ndarray]:

@@ -365,3 +365,34 @@ def test_blocked_column_products_match_numpy(count):
     _numba._columns_dot(X, cols, count, r, g)
     np.testing.assert_allclose(g[cols], X[:, cols].T @ r, rtol=1e-13, atol=1e-13)
     assert np.isnan(np.delete(g, cols)).all()  # other columns untouched
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_l1sq_scales_kernel_matches_reference(seed):
+    """Ties, zero norms, one block and steps from tiny to huge: the compiled Alg. 3 gives
+    the numpy twin's scales (and the prox's public function is the compiled one)."""
+    from explorer.optim import l1_squared_block_scales
+
+    rng = np.random.default_rng(seed)
+    norms = np.abs(rng.standard_normal(rng.integers(1, 12)))
+    norms[rng.random(norms.size) < 0.3] = 0.0
+    if norms.size > 2:
+        norms[1] = norms[2]  # a tie
+    for step in (1e-6, 0.05, 1.0, 30.0, 1e6):
+        want = ref.l1sq_scales(norms, step, np.full(norms.size, np.nan))
+        got = _numba.l1sq_scales(norms, step, np.full(norms.size, np.nan))
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+        np.testing.assert_array_equal(l1_squared_block_scales(norms, step), got)
+        assert np.all((got >= 0) & (got < 1))
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_scaled_trial_kernel_matches_reference(order):
+    rng = np.random.default_rng(8)
+    Pv = np.asarray(rng.standard_normal((50, 7)), order=order)
+    G = np.asarray(rng.standard_normal((50, 7)), order=order)
+    scales = np.array([0.0, 1.0, 0.3, 0.9, 0.0, 0.5, 1e-9])
+    want = ref.scaled_trial(Pv, G, 0.37, scales, np.full((50, 7), np.nan))
+    got = _numba.scaled_trial(Pv, G, 0.37, scales, np.full((50, 7), np.nan, order="F"))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got[:, [0, 4]], 0.0)

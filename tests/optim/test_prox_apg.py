@@ -220,6 +220,28 @@ def test_centred_cache_products_are_those_of_the_centred_columns(sparse):
     assert sp.issparse(cache.matrix()) == sparse
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_block_products_over_blocks_of_mixed_widths(sparse):
+    """Blocks of one width side by side are multiplied as one batched product: widths that
+    change, come back, are 0 or 1, and a buffer that grows under them give each block's own
+    A_t ω_t (the columns in order, the products column by column)."""
+    rng = np.random.default_rng(5)
+    widths = [4, 4, 4, 1, 0, 3, 3, 4, 4, 17, 17, 2]
+    blocks = [rng.standard_normal((30, w)) for w in widths]
+    cache = BlockCache(30, sparse=sparse)
+    for block in blocks:
+        cache.add(sp.csc_matrix(block) if sparse else block)
+    A = np.hstack(blocks)
+    coef = rng.standard_normal(A.shape[1])
+    edges = np.cumsum([0] + widths)
+    expected = np.column_stack([A[:, a:b] @ coef[a:b] for a, b in zip(edges[:-1], edges[1:])])
+    got = cache.block_products(coef)
+    assert got.shape == (30, len(widths)) and got.flags.f_contiguous
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(got[:, 4], 0.0)  # the empty block
+    np.testing.assert_allclose(cache.matrix() if not sparse else cache.matrix().toarray(), A)
+
+
 @pytest.mark.parametrize("loss_name", ["squared_hinge", "logistic"])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_newton_refit_equals_the_conic_reference_on_badly_scaled_columns(loss_name,

@@ -259,6 +259,10 @@ def test_dense_take_columns_gathers_by_rows_over_threads(monkeypatch, threads, d
     assert kernels.take_columns(X, np.zeros(0, dtype=np.int64)).shape == (101, 0)
     with pytest.raises(IndexError, match="out of range for X's 40 columns"):
         kernels.take_columns(X, np.array([40]))
+    assert kernels.take_columns(X, []).shape == (101, 0)  # an empty list is no selection
+    for wrong in (np.array([1.5, 2.0]), np.arange(40) < 3):  # not ids: refused, not rounded
+        with pytest.raises(TypeError, match="column ids must be integers"):
+            kernels.take_columns(X, wrong)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])

@@ -141,6 +141,12 @@ _EXPLAINERS = {"fgm": _fgm, "fs-multi": _fs_multi, "grfl": _grfl, "fsa": _fsa,
 
 def explain(method: str, record) -> str:
     """A short account of one iteration of ``method`` (a registry key), or "" when the method
-    has no teaching text."""
+    has no teaching text. A one-vs-rest member's record (``info["class"]``) says whose fit it
+    is: its counts and objective are that class's binary fit's, not the model's."""
     fn = _EXPLAINERS.get(method)
-    return fn(record) if fn is not None else ""
+    if fn is None:
+        return ""
+    member = record.info.get("class") if record.info else None
+    if member is None:
+        return fn(record)
+    return f"Class {member} against the rest (one binary fit per class): {fn(record)}"

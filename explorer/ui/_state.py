@@ -463,9 +463,20 @@ class ExplorerState(param.Parameterized):
         if "passes" in record.info:  # a dask X: the physical work so far
             passes = (f" · {record.info['passes']} passes over X, "
                       f"{format_bytes(record.info.get('bytes_read', 0))} read")
-        self.status = (f"Selected: {record.n_selected} features · objective "
-                       f"{record.objective:.5g} · iteration {record.iteration + 1} · "
-                       f"{record.elapsed:.2f} s{passes}{scores} · {state}")
+        member = record.info.get("class") if record.info else None
+        if member is None:
+            selected = f"Selected: {record.n_selected} features · objective"
+        else:  # one binary fit per class: the model selects the union of theirs
+            from ..viz import one_vs_rest_selection
+
+            n_union, n_fitted = one_vs_rest_selection(self.records or [record])
+            fits = "fit" if n_fitted == 1 else "fits"
+            selected = (f"Selected: {n_union} features (the union over {n_fitted} one-vs-rest "
+                        f"{fits}; class {member}: {record.n_selected}) · class {member}'s "
+                        "objective")
+        self.status = (f"{selected} {record.objective:.5g} · iteration "
+                       f"{record.iteration + 1} · {record.elapsed:.2f} s{passes}{scores} · "
+                       f"{state}")
 
     def _explain(self, record) -> None:
         self.explanation = explain(self.method, record) or (

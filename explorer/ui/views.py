@@ -222,8 +222,10 @@ class SparsityView(pn.viewable.Viewer):
             w = last.info.get("weights") if last.info else None
             weights[last.selected] = np.abs(w) if w is not None and len(w) == \
                 last.selected.size else 1.0
+            member = last.info.get("class") if last.info else None
+            whose = "|w|" if member is None else f"class {member}'s |w| (one-vs-rest)"
             return viz.weight_image(weights, ds.image_shape, last.selected, truth,
-                                    title=f"|w| on the {ds.image_shape[0]}×"
+                                    title=f"{whose} on the {ds.image_shape[0]}×"
                                           f"{ds.image_shape[1]} grid, iteration "
                                           f"{last.iteration + 1}")
         order = None

@@ -41,7 +41,22 @@ def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)",
                         label="ℓ2 refit (kept features)" if refit.any() else "").opts(
         color=PALETTE[4], line_width=2, line_dash="dashed", tools=["hover"], logy=log,
         **limits)
-    return path * refitted
+    return path * refitted * member_starts(data, "step")
+
+
+def member_starts(data: pd.DataFrame, x: str) -> hv.VLines:
+    """Dotted lines where each class's binary fit starts, after the first, in a one-vs-rest
+    fit (its members' records come one class after another on the same axes; ``member``
+    column); none for a single fit, but always the layer, so a streaming view keeps its
+    layers."""
+    starts = np.zeros(0)
+    if "member" in data and len(data):
+        member = data["member"].astype(str).to_numpy()
+        change = np.flatnonzero(member[1:] != member[:-1]) + 1
+        starts = data[x].to_numpy(dtype=float)[change] - 0.5  # between two classes' points
+    return hv.VLines(pd.DataFrame({x: starts}), kdims=[x],
+                     label="next class (one-vs-rest)" if starts.size else "").opts(
+        color=PALETTE[7], line_dash="dotted", line_width=1.5)
 
 
 def last_point(data: pd.DataFrame, label: str = "objective") -> hv.Scatter:
@@ -86,8 +101,9 @@ def gap_curve(data: pd.DataFrame) -> hv.Overlay:
                                                 tools=["hover"], **limits)
     points = hv.Scatter(data, "outer", vdims).opts(color=PALETTE[2], size=6, logy=True,
                                                    tools=["hover"], **limits)
-    return (curve * points).opts(xlabel="outer iteration", xticks=integer_ticks(),
-                                 ylabel="(upper − lower) / upper", logy=True)
+    return (curve * points * member_starts(data, "outer")).opts(
+        xlabel="outer iteration", xticks=integer_ticks(), ylabel="(upper − lower) / upper",
+        logy=True)
 
 
 LEGEND_CORNERS = ("top_right", "top_left", "bottom_left", "bottom_right")
@@ -264,11 +280,12 @@ def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:
         xlabel="iteration", xticks=integer_ticks(), **axis)
     points = hv.Scatter(data, "iteration", "n_selected", label="selected").opts(
         color=PALETTE[0], size=4 if len(data) > 50 else 6)
+    classes = member_starts(data, "iteration")
     if not schedule:
-        return kept * points
+        return kept * points * classes
     target = hv.Curve(data, "iteration", ("M_e", "n_selected"), label="schedule M_e").opts(
         color=PALETTE[3], line_dash="dotted", line_width=2)
-    return kept * points * target
+    return kept * points * target * classes
 
 
 def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np.ndarray,

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-CONVERGENCE_COLUMNS = ["step", "objective", "outer", "refit"]
-BOUNDS_COLUMNS = ["step", "outer", "lower", "upper", "gap", "relative_gap"]
+CONVERGENCE_COLUMNS = ["step", "objective", "outer", "refit", "member"]
+BOUNDS_COLUMNS = ["step", "outer", "lower", "upper", "gap", "relative_gap", "member"]
 GAP_FLOOR = 1e-12  # a log axis cannot show a closed gap of 0
-KEPT_COLUMNS = ["iteration", "n_selected", "M_e"]
+KEPT_COLUMNS = ["iteration", "n_selected", "M_e", "member"]
+# ``member``: the class of a one-vs-rest member's record ("" for a single fit)
 
 
 def relative_gap(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
@@ -20,6 +21,19 @@ def relative_gap(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         gap = (upper - lower) / np.maximum(np.abs(upper), 1e-300)
     return np.where(np.isnan(gap), np.nan, np.maximum(gap, GAP_FLOOR))
+
+
+def one_vs_rest_selection(records: Sequence) -> tuple[int, int]:
+    """(features selected by the model, classes fitted) of a one-vs-rest fit's records (each
+    member's records carry ``info["class"]``): the model selects the union of its members'
+    latest selections, not the count of the member running now."""
+    latest = {}
+    for record in reversed(records):
+        member = record.info.get("class") if record.info else None
+        if member is not None and member not in latest:
+            latest[member] = np.asarray(record.selected, dtype=np.int64)
+    union = np.unique(np.concatenate(list(latest.values()))) if latest else np.zeros(0)
+    return int(union.size), len(latest)
 
 
 MAX_TRACE_POINTS = 150  # per outer iteration: more than a plot's width is only drawing cost
@@ -42,10 +56,11 @@ def convergence_frames(records: Sequence, start_step: int = 0
     (a streaming view receives hundreds of FSA records per tick), and the next step index.
     Inner traces longer than ``MAX_TRACE_POINTS`` are thinned for drawing. ``refit`` marks the
     rows of a refinement record (FGM's ``refine``): their objective is the restricted ℓ2
-    model's on the kept features, another function than the path's, drawn apart."""
-    steps, values, outers, refits = [], [], [], []
-    b_step, b_outer, b_lower, b_upper = [], [], [], []
-    k_iter, k_sel, k_me = [], [], []
+    model's on the kept features, another function than the path's, drawn apart. ``member``
+    names the class of a one-vs-rest member's rows ("" for a single fit)."""
+    steps, values, outers, refits, members = [], [], [], [], []
+    b_step, b_outer, b_lower, b_upper, b_member = [], [], [], [], []
+    k_iter, k_sel, k_me, k_member = [], [], [], []
     step = start_step
     for record in records:
         trace = record.info.get("inner_objective") if record.info else None
@@ -62,11 +77,16 @@ def convergence_frames(records: Sequence, start_step: int = 0
             outers.append(np.array([record.iteration + 1]))
             step += 1
         refits.append(np.full(steps[-1].size, bool(record.info and record.info.get("refine"))))
+        member = record.info.get("class") if record.info else None
+        member = "" if member is None else str(member)
+        members.append(np.full(steps[-1].size, member, dtype=object))
+        k_member.append(member)
         if record.lower is not None or record.upper is not None:
             b_step.append(float(step - 1))
             b_outer.append(record.iteration + 1)
             b_lower.append(np.nan if record.lower is None else record.lower)
             b_upper.append(np.nan if record.upper is None else record.upper)
+            b_member.append(member)
         k_iter.append(record.iteration + 1)
         k_sel.append(record.n_selected)
         k_me.append(float(record.info.get("M_e", np.nan)) if record.info else np.nan)
@@ -74,15 +94,18 @@ def convergence_frames(records: Sequence, start_step: int = 0
         "step": np.concatenate(steps) if steps else np.zeros(0),
         "objective": np.concatenate(values) if values else np.zeros(0),
         "outer": np.concatenate(outers) if outers else np.zeros(0, dtype=int),
-        "refit": np.concatenate(refits) if refits else np.zeros(0, dtype=bool)})
+        "refit": np.concatenate(refits) if refits else np.zeros(0, dtype=bool),
+        "member": np.concatenate(members) if members else np.zeros(0, dtype=object)})
     lower, upper = np.asarray(b_lower, dtype=float), np.asarray(b_upper, dtype=float)
     bounds = pd.DataFrame({"step": np.asarray(b_step, dtype=float),
                            "outer": np.asarray(b_outer, dtype=int), "lower": lower,
                            "upper": upper, "gap": upper - lower,
-                           "relative_gap": relative_gap(lower, upper)})
+                           "relative_gap": relative_gap(lower, upper),
+                           "member": np.asarray(b_member, dtype=object)})
     kept = pd.DataFrame({"iteration": np.asarray(k_iter, dtype=int),
                          "n_selected": np.asarray(k_sel, dtype=int),
-                         "M_e": np.asarray(k_me, dtype=float)})
+                         "M_e": np.asarray(k_me, dtype=float),
+                         "member": np.asarray(k_member, dtype=object)})
     return conv, bounds, kept, step
 
 

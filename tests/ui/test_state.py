@@ -456,3 +456,26 @@ def test_an_unfit_method_names_the_ones_that_fit():
             in s.message and "Lasso" in s.message and "FSA (loss='squared')" in s.message
     finally:
         s.close()
+
+
+def test_a_one_vs_rest_fit_reports_the_models_selection_not_a_members():
+    """10 digit classes, FGM (binary: one fit per class): the status counts the model's
+    features (the union of the members'), names the class whose objective it shows, and the
+    explanation says which class's fit it describes."""
+    s = ExplorerState(dataset="digits", live=False)
+    try:
+        s.method = "fgm"
+        s.set_param("B", 2)
+        s.set_param("max_outer", 3)
+        assert s.fit()
+        s.wait(120)
+        est = s.estimator
+        last = est.classes_[-1]
+        assert len(est.classes_) == 10 and est.n_selected_ > s.records[-1].n_selected
+        assert s.status.startswith(
+            f"Selected: {est.n_selected_} features (the union over 10 one-vs-rest fits; "
+            f"class {last}: {s.records[-1].n_selected}) · class {last}'s objective ")
+        assert "done" in s.status and "test accuracy" in s.status
+        assert s.explanation.startswith(f"Class {last} against the rest")
+    finally:
+        s.close()

@@ -92,6 +92,17 @@ UNDER_LEGEND = """title => {
 }"""
 
 
+# the labels of a figure's legend (drawn on the canvas, not in the page's text)
+LEGEND_LABELS = """title => {
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (!m.title || !m.title.text || !m.title.text.startsWith(title) || !m.renderers) continue;
+    const legend = (m.center || []).find(a => a.type === 'Legend');
+    return legend ? legend.items.map(i => (i.label && i.label.value) || String(i.label)) : [];
+  }
+  return null;
+}"""
+
+
 def assert_legend_hides_nothing(page: Page, title: str, timeout: float = 10.0) -> None:
     """The figure's legend (if it has one) hides no drawn line or marker, once the last
     update has been drawn (the legend moves with the data)."""
@@ -356,6 +367,39 @@ def test_a_refinement_is_drawn_apart_from_the_path(page: Page, server, server_lo
     values = path["objective"] + refit["objective"]
     assert fig["y"][0] <= min(values) and fig["y"][1] >= max(values)
     assert "Refinement" in text(page, ".explanation")
+    assert_clean_log(server_log)
+    shot(page)
+
+
+def test_a_one_vs_rest_fit_shows_the_models_selection_and_its_classes(page: Page, server,
+                                                                      server_log, shot):
+    """10 digit classes with FGM (a binary method: one fit per class, one after another): the
+    status counts the model's features, the union of the ten fits' (it showed the last
+    class's count); the plots mark where each class's fit starts; the weight image says
+    whose weights it shows."""
+    page.goto(f"{server}/explorer?dataset=digits&method=fgm&B=2&max_outer=3")
+    line = settled_status(page)
+    found = re.search(r"Selected: (\d+) features \(the union over 10 one-vs-rest fits; "
+                      r"class 9: (\d+)\) · class 9's objective", line)
+    assert found, line
+    union, last = int(found.group(1)), int(found.group(2))
+    assert 2 <= last <= 6 and last < union <= 10 * 6  # 3 blocks of 2 at most per class
+
+    def spans(title, x):  # once the plot has drawn the last class's records
+        fig = page.evaluate(FIGURE, title)
+        got = [g["cols"][x] for g in (fig or {}).get("glyphs", [])
+               if g["type"] == "VSpan" and len(g["cols"].get(x, [])) == 9]
+        return (fig, got[0]) if got else None
+
+    fig, starts = wait_for(lambda: spans("objective per inner step", "step"))
+    assert starts == sorted(starts)
+    assert fig["x"][0] <= starts[0] and starts[-1] <= fig["x"][1]
+    kept, iterations = wait_for(lambda: spans("selected features per iteration", "iteration"))
+    assert kept["x"][0] <= iterations[0]
+    assert iterations[-1] <= kept["x"][1]
+    assert "next class (one-vs-rest)" in page.evaluate(LEGEND_LABELS, "objective per inner step")
+    assert figure(page, "class 9's |w| (one-vs-rest) on the 8×8 grid")
+    assert text(page, ".explanation").startswith("Class 9 against the rest")
     assert_clean_log(server_log)
     shot(page)
 

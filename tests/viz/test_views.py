@@ -11,6 +11,7 @@ from bokeh.models import ColumnDataSource, GlyphRenderer
 
 from explorer import FGM, FSA, viz
 from explorer.data import make
+from explorer.texts import explain
 from explorer.ui import (
     AccuracyView,
     ConvergenceView,
@@ -444,3 +445,61 @@ def test_the_objective_legend_leaves_the_drawn_curve_visible():
     assert legend(page).location == "top_right"
     view.push(records([np.geomspace(1.0, 1e4, 40)], start=1))  # streamed: it rises again
     assert legend(page).location == "top_left"
+
+
+@pytest.fixture(scope="module")
+def ovr_fit():
+    """A one-vs-rest fit (FGM has no multi-class form): one binary fit per class."""
+    ds = make("digits").split()
+    keep = np.isin(ds.y, [0, 1, 2])
+    X, y = ds.X[keep], ds.y[keep]
+    return FGM(B=2, max_outer=3).fit(X, y)
+
+
+def test_one_vs_rest_records_are_drawn_class_after_class(ovr_fit):
+    """A one-vs-rest fit's records come one class after another: the frames say whose each
+    row is, dotted lines mark where the next class's fit starts (and are in the legend), and
+    the model's selection is the union of the members' — not the last member's count."""
+    from bokeh.models import Legend
+
+    est = ovr_fit
+    members = [r.info["class"] for r in est.history_]
+    assert members == sorted(members) and set(members) == {0, 1, 2}
+    conv, _, kept, _ = viz.convergence_frames(est.history_)
+    assert kept["member"].tolist() == [str(m) for m in members]
+    assert set(conv["member"]) == {"0", "1", "2"}
+    firsts = [conv[conv["member"] == m]["step"].min() for m in ("1", "2")]
+    view = ConvergenceView()
+    view.push(est.history_)
+    root = pn.panel(view).get_root()
+    spans = [np.asarray(r.data_source.data["step"]) for r in root.select({"type": GlyphRenderer})
+             if type(r.glyph).__name__ == "VSpan" and "step" in r.data_source.data]
+    assert len(spans) == 1
+    np.testing.assert_array_equal(spans[0], np.asarray(firsts) - 0.5)
+    iterations = [np.asarray(r.data_source.data["iteration"])
+                  for r in root.select({"type": GlyphRenderer})
+                  if type(r.glyph).__name__ == "VSpan" and "iteration" in r.data_source.data]
+    starts = [kept[kept["member"] == m]["iteration"].min() for m in ("1", "2")]
+    np.testing.assert_array_equal(iterations[0], np.asarray(starts) - 0.5)
+    _, bounds, _, _ = viz.convergence_frames(est.history_)
+    outers = [np.asarray(r.data_source.data["outer"]) for r in root.select({"type": GlyphRenderer})
+              if type(r.glyph).__name__ == "VSpan" and "outer" in r.data_source.data]
+    firsts = [bounds[bounds["member"] == m]["outer"].min() for m in ("1", "2")]
+    np.testing.assert_array_equal(outers[0], np.asarray(firsts) - 0.5)
+    labels = {getattr(item.label, "value", item.label)
+              for legend in root.select({"type": Legend}) for item in legend.items}
+    assert "next class (one-vs-rest)" in labels
+    assert viz.one_vs_rest_selection(est.history_) == (est.n_selected_, 3)
+    assert est.n_selected_ > est.history_[-1].n_selected  # the last member's is not the model's
+    assert explain("fgm", est.history_[-1]).startswith("Class 2 against the rest")
+    # the next fit, a single one, draws no class lines (the page's plots, updated) and lists
+    # none
+    binary = make("digits-3v8")
+    view.replace(FGM(B=2, max_outer=3).fit(binary.X, binary.y).history_)
+    shown = [r for r in root.select({"type": GlyphRenderer})
+             if type(r.glyph).__name__ == "VSpan" and r.visible]
+    assert len(shown) == 3
+    assert all(len(next(iter(r.data_source.data.values()))) == 0 for r in shown)
+    labels = {getattr(item.label, "value", item.label)
+              for legend in root.select({"type": Legend}) for item in legend.items}
+    assert "next class (one-vs-rest)" not in labels

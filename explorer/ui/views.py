@@ -52,6 +52,16 @@ def _whole(draw):
     return whole
 
 
+def _forget_drawn(*panes) -> None:
+    """Empty the panes' DynamicMap caches after their streams were sent new data. A drawn
+    plot follows the streams, but a DynamicMap keeps the element of its first draw, and a
+    plot drawn from it later (a second Bokeh root: the view displayed again in a notebook
+    cell) would start from that first data; emptied, it draws what the streams hold."""
+    for pane in panes:
+        if isinstance(pane.object, hv.DynamicMap):
+            pane.object.reset()
+
+
 class ConvergenceView(pn.viewable.Viewer):
     """Convergence curves of one fit, streamed record by record (or shown for a fitted
     estimator: ``ConvergenceView(estimator=est)``).
@@ -172,6 +182,7 @@ class ConvergenceView(pn.viewable.Viewer):
                 buf.send(frame)
             elif had_rows:
                 buf.send(buf.data)  # its empty frame, with its columns
+        _forget_drawn(self.objective_pane, self.bounds_pane, self.kept_pane)
 
     def push(self, records) -> None:
         """Append the rows of new records to the streams (each stream updates once)."""
@@ -181,6 +192,7 @@ class ConvergenceView(pn.viewable.Viewer):
         for buf, frame in ((self._conv, conv), (self._bounds, bounds), (self._kept, kept)):
             if len(frame):
                 buf.send(frame)
+        _forget_drawn(self.objective_pane, self.bounds_pane, self.kept_pane)
 
     @property
     def n_points(self) -> int:
@@ -267,6 +279,7 @@ class SparsityView(pn.viewable.Viewer):
         if self._kind_of(self.dataset) != self._kind:
             self._rebuild()
         self._pipe.send({"records": list(records), "dataset": self.dataset})
+        _forget_drawn(self.pane)
 
     def __panel__(self):
         return self.pane
@@ -292,6 +305,7 @@ class AccuracyView(pn.viewable.Viewer):
     def show(self, frame: pd.DataFrame, metric: str | None = None) -> None:
         self.metric = metric or self.metric
         self._pipe.send((frame, self.metric))
+        _forget_drawn(self.pane)
 
     def __panel__(self):
         return self.pane

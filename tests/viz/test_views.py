@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import panel as pn
 import pytest
-from bokeh.models import ColumnDataSource, GlyphRenderer
+from bokeh.models import ColumnDataSource, GlyphRenderer, Title
 
 from explorer import FGM, FSA, viz
 from explorer.data import make
@@ -130,6 +130,41 @@ def test_a_refit_draws_only_the_new_fit(fgm_fit, first_loss):
     assert len(upper) == 1 and len(upper[0]["upper"]) == 2 * len(bounds) - 1
     assert upper[0]["upper"][::2] == bounds["upper"].tolist()
     assert upper[0]["step"][0] == bounds["step"].iloc[0]
+
+
+def test_a_view_displayed_again_after_a_refit_draws_the_refit(fgm_fit):
+    """A notebook shows a view, the user refits and displays the same view again (a new
+    Bokeh root): the new plots draw the refit. The DynamicMaps kept the element of their
+    first draw, and every plot drawn later from them started from the first fit's data."""
+    ds, _ = fgm_fit
+    old = FGM(B=5).fit(ds.X, ds.y)
+    new = FGM(B=3, loss="logistic").fit(ds.X, ds.y)
+    view = ConvergenceView()
+    view.configure_for(FGM)
+    view.replace(old.history_)
+    first = pn.panel(view).get_root()
+    view.replace(new.history_)
+    drawn = _drawn(pn.panel(ConvergenceView(estimator=new)).get_root())
+    assert _drawn(pn.panel(view).get_root()) == drawn and _drawn(first) == drawn
+
+    sparsity = SparsityView(dataset=ds)
+    sparsity.show(old.history_)
+    pn.panel(sparsity).get_root()
+    sparsity.show(new.history_)
+    titles = [t.text for t in pn.panel(sparsity).get_root().select({"type": Title})]
+    assert f"iteration {new.history_[-1].iteration + 1}" in " ".join(titles)
+
+    def frame(method, accuracy):
+        n = len(accuracy)
+        return pd.DataFrame({"method": [method] * n, "n_selected": np.arange(1, n + 1),
+                             "accuracy": accuracy, "value": np.ones(n), "fit_time": 0.1})
+
+    accuracy = AccuracyView(frame=frame("a", [0.6, 0.8]))
+    pn.panel(accuracy).get_root()
+    accuracy.show(frame("b", [0.5, 0.7, 0.9]))
+    ys = [list(src.data["accuracy"]) for src in _sources(pn.panel(accuracy).get_root())
+          if "accuracy" in src.data]
+    assert ys and all(y == [0.5, 0.7, 0.9] for y in ys)
 
 
 def test_convergence_view_of_a_fitted_estimator_hides_absent_bounds(fsa_fit):

@@ -163,10 +163,14 @@ def _fmt(v) -> str:
     return str(v)
 
 
+SUBSET_FLAGS = ("--only", "--designs")  # options that run part of a script
+
+
 def save(name: str, tables: list[Table], command: str | None = None, notes: str = "") -> Path:
     """Write the tables to ``results/<name>.md`` with the exact command line that produced them
-    (``results/<name>-<sections>.md`` for a ``--only`` run, so a partial run never overwrites
-    the full one). ``command`` is ignored: the header always carries the real argv."""
+    (``results/<name>-<sections>.md`` for a ``--only`` run, ``-<designs>`` appended for a
+    ``--designs`` one, so a partial run never overwrites the full one). ``command`` is
+    ignored: the header always carries the real argv."""
     RESULTS.mkdir(exist_ok=True)
     script = Path(sys.argv[0]).resolve()
     try:
@@ -175,11 +179,13 @@ def save(name: str, tables: list[Table], command: str | None = None, notes: str 
         pass
     argv = sys.argv[1:]
     command = " ".join(["python", script.as_posix(), *argv])
-    only = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--only"), None)
-    if only is None:
-        only = next((a.split("=", 1)[1] for a in argv if a.startswith("--only=")), None)
-    if only:
-        name = f"{name}-{only.replace(',', '+')}"
+    for flag in SUBSET_FLAGS:  # a partial run is saved under its own name
+        value = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == flag), None)
+        if value is None:
+            value = next((a.split("=", 1)[1] for a in argv if a.startswith(flag + "=")),
+                         None)
+        if value:
+            name = f"{name}-{value.replace(',', '+').replace(':', '')}"
     header = (f"<!-- produced by `{command}` on {time.strftime('%Y-%m-%d')}, "
               f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores -->\n")
     body = "\n\n".join(t.markdown() for t in tables)

@@ -6,7 +6,9 @@ Sections (``--only`` takes a comma list):
              accuracy, population accuracy (exact for the design: a 4,096-point test set
              measures accuracy to ±0.7 point, the size of the differences at stake), true
              features found (of 400) and fit time for FGM (paper), FGM (refine="auto"),
-             abess and ℓ1-SVM (C bisected to k); medians over ``--seeds`` (default 5).
+             abess and ℓ1-SVM (C bisected to k); medians over ``--seeds`` (default 5, from
+             ``--first-seed``), and per seed refine against abess (ahead / level / behind).
+             ``--designs`` runs some rows only: ``I:16,II:4,III:8`` (type:B), ``wide``.
   real       digits 9-vs-rest (64 pixels) and the sparse text-like set (5 % positives) at
              k ∈ {10, 20, 50}: accuracy and F1 for the same four methods.
   fsa        FSA against abess on FSA's simulations (Barbu et al. Table 2, N ∈ {300, 1,000},
@@ -60,22 +62,48 @@ def _population(est, w) -> float:
     return gaussian_sign_accuracy(est.coef_, float(np.ravel(est.intercept_)[0]), w)
 
 
+def _designs(args, n: int):
+    """(weighting, n_features, B) of the rows asked for by ``--designs`` (all by default)."""
+    wide = ("I", 4 * n if args.quick else 65536, 10)
+    everything = {f"{w}:{B}": (w, n, B) for w in ("I", "II", "III") for B in (4, 8, 16)}
+    everything["wide"] = wide
+    if not args.designs:
+        return list(everything.values())
+    asked = [d.strip() for d in args.designs.split(",") if d.strip()]
+    unknown = [d for d in asked if d not in everything]
+    if unknown or not asked:
+        raise SystemExit(f"--designs: unknown {unknown or args.designs!r}; choose from "
+                         f"{', '.join(everything)}")
+    return [everything[d] for d in asked]
+
+
+def _paired(rows, key: str, digits: int = 4) -> str:
+    """Seeds where refine is ahead of / level with / behind abess on ``key``."""
+    diffs = [round(r[f"FGM refine {key}"] - r[f"abess {key}"], digits) for r in rows]
+    return f"{sum(d > 0 for d in diffs)}/{sum(d == 0 for d in diffs)}/" \
+        f"{sum(d < 0 for d in diffs)}"
+
+
 def section_synthetic(args, tables):
     n = 1024 if args.quick else 4096
-    designs = [(w, n, B) for w in ("I", "II", "III") for B in (4, 8, 16)]
-    designs.append(("I", 4 * n if args.quick else 65536, 10))
+    designs = _designs(args, n)
     seeds = 1 if args.quick else args.seeds
-    table = Table(f"Best subset at matched k (medians over {seeds} seeds; test accuracy on "
+    if seeds < 1 or args.first_seed < 0:
+        raise SystemExit("--seeds must be ≥ 1 and --first-seed ≥ 0")
+    first = args.first_seed
+    table = Table(f"Best subset at matched k (medians over {seeds} seeds"
+                  + (f" from seed {first}" if first else "") + "; test accuracy on "
                   f"{n:,} test points, the population accuracy of the same model (exact, "
                   "for the design's x ~ N(0, I), y = sign(xᵀw)), true features found of 400, "
                   "fit seconds)",
                   ["design", "B", "k (paper k)", "FGM acc", "FGM refine acc", "abess acc",
                    "ℓ1-SVM acc", "population acc FGM / refine / abess / ℓ1-SVM",
                    "found FGM / refine / abess", "FGM s", "refine s", "abess s",
-                   "abess / refine time"])
+                   "abess / refine time",
+                   "refine vs abess, seeds ahead/level/behind: test / population / found"])
     for weighting, m, B in designs:
         rows = []
-        for seed in range(seeds):
+        for seed in range(first, first + seeds):
             dtype = np.float32 if m > 8192 else np.float64
             ds = make_fgm_linear(n, m, 400, weighting, n_test=n, dtype=dtype, seed=seed)
             k, out = _four(ds.X, ds.y, B)
@@ -102,7 +130,8 @@ def section_synthetic(args, tables):
                   f"{int(med('FGM found'))} / {int(med('FGM refine found'))} / "
                   f"{int(med('abess found'))}",
                   med("FGM s"), med("FGM refine s"), med("abess s"),
-                  med("abess s") / med("FGM refine s"))
+                  med("abess s") / med("FGM refine s"),
+                  " / ".join(_paired(rows, key) for key in ("acc", "population", "found")))
         del ds
     tables.append(table)
 
@@ -158,6 +187,9 @@ def main():
 
     def more(p):
         p.add_argument("--seeds", type=int, default=5, help="seeds per synthetic row")
+        p.add_argument("--first-seed", type=int, default=0, help="first synthetic seed")
+        p.add_argument("--designs", default="",
+                       help="synthetic rows to run, e.g. I:16,II:4,III:8 or wide (all)")
         p.add_argument("--runs", type=int, default=20, help="runs per FSA row")
 
     run_benchmark("best_subset", __doc__, [("synthetic", section_synthetic),

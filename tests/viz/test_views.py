@@ -139,6 +139,7 @@ def test_a_view_displayed_again_after_a_refit_draws_the_refit(fgm_fit):
     ds, _ = fgm_fit
     old = FGM(B=5).fit(ds.X, ds.y)
     new = FGM(B=3, loss="logistic").fit(ds.X, ds.y)
+    assert old.history_[-1].iteration != new.history_[-1].iteration  # the titles differ
     view = ConvergenceView()
     view.configure_for(FGM)
     view.replace(old.history_)

@@ -4,6 +4,18 @@ are views of the records, like the plots, kept out of the estimators."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
+
+def _count(n, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the number it needs: "1 block", "3 blocks", "? blocks"."""
+    try:
+        one = int(n) == 1
+    except (TypeError, ValueError):
+        one = False
+    return f"{n} {noun if one else (plural or noun + 's')}"
+
 SUMMARIES = {
     "fgm": "Each outer iteration scores every feature by (Xᵀ(α⊙y))², adds the B best as a new "
            "block, re-solves the ℓ1²-regularised master by APG and recovers α from the "
@@ -56,21 +68,22 @@ def _fgm(record) -> str:
     elif len(new) == len(names):
         entering = "all of them are new to the model"
     else:
-        entering = f"{len(new)} of them are new to the model"
+        entering = f"{len(new)} of them {'is' if len(new) == 1 else 'are'} new to the model"
     lines = [
         f"Outer iteration {record.iteration + 1}: the worst-case analysis scored every "
         f"candidate by (Xᵀ(α⊙y))² and took the top B = {info.get('B', len(names))} "
         f"({shown}); {entering}.",
-        f"The restricted master now has {info.get('n_blocks', '?')} blocks; "
-        f"{info.get('solver', 'APG')} took "
-        f"{record.inner_steps} steps to objective {record.objective:.4g} and "
-        f"{info.get('active_blocks', '?')} blocks carry weight.",
+        f"The restricted master now has {_count(info.get('n_blocks', '?'), 'block')}; "
+        f"{info.get('solver', 'APG')} took {_count(record.inner_steps, 'step')} to objective "
+        f"{record.objective:.4g} and {_count(info.get('active_blocks', '?'), 'block')} "
+        f"{'carries' if info.get('active_blocks') == 1 else 'carry'} weight.",
     ]
     if record.lower is not None and record.upper is not None:
         gap = record.upper - record.lower
         rel = gap / max(abs(record.upper), 1e-12)
         lines.append(f"Bounds on the optimum: [{record.lower:.4g}, {record.upper:.4g}] "
-                     f"(gap {rel:.1%}).")
+                     f"(gap {rel:.1%}; the outer loop stops on the objective's relative "
+                     "change, not on this gap).")
     lines.append(f"Selected features: {record.n_selected}.")
     if info.get("stop_reason"):
         lines.append(f"Stopped — {info['stop_reason']}.")
@@ -107,7 +120,8 @@ def _grfl(record) -> str:
             f"most (‖h‖ = {info.get('violation', float('nan')):.4g} > λ = "
             f"{info.get('lam', float('nan')):.4g}) and was added; the master "
             f"({info.get('solver', '')}, {record.inner_steps} steps) reached objective "
-            f"{record.objective:.5g} with {record.n_selected} active features.")
+            f"{record.objective:.5g} with {_count(info.get('n_learned', 0), 'learned feature')} "
+            f"over {_count(record.n_selected, 'input variable')}.")
 
 
 def _fsa(record) -> str:
@@ -139,14 +153,32 @@ _EXPLAINERS = {"fgm": _fgm, "fs-multi": _fs_multi, "grfl": _grfl, "fsa": _fsa,
                "fs-manifold": _fs_manifold}
 
 
-def explain(method: str, record) -> str:
+_FEATURE_ID = re.compile(r"\bx(\d+)\b")
+
+
+def with_names(text: str, names: Sequence[str] | None) -> str:
+    """``text`` with the estimators' positional feature names (x18, x3·x5) replaced by the
+    dataset's (r2c2, a word, a gene), so the words match the table and the plots."""
+    if names is None:
+        return text
+
+    def name(match):
+        j = int(match.group(1))
+        return str(names[j]) if j < len(names) else match.group(0)
+
+    return _FEATURE_ID.sub(name, text)
+
+
+def explain(method: str, record, names: Sequence[str] | None = None) -> str:
     """A short account of one iteration of ``method`` (a registry key), or "" when the method
-    has no teaching text. A one-vs-rest member's record (``info["class"]``) says whose fit it
-    is: its counts and objective are that class's binary fit's, not the model's."""
+    has no teaching text; features are called by ``names`` (the dataset's) when given. A
+    one-vs-rest member's record (``info["class"]``) says whose fit it is: its counts and
+    objective are that class's binary fit's, not the model's."""
     fn = _EXPLAINERS.get(method)
     if fn is None:
         return ""
     member = record.info.get("class") if record.info else None
-    if member is None:
-        return fn(record)
-    return f"Class {member} against the rest (one binary fit per class): {fn(record)}"
+    text = fn(record)
+    if member is not None:
+        text = f"Class {member} against the rest (one binary fit per class): {text}"
+    return with_names(text, names)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -96,9 +98,10 @@ def test_fgm_text_names_the_solver_each_master_took(monkeypatch):
     for record in est.history_:
         text = explain("fgm", record)
         newton = record.info["n_blocks"] in by_newton
-        assert (f"blocks; APG, then proximal Newton took {record.inner_steps} steps" in text) \
-            == newton
-        assert (f"blocks; APG took {record.inner_steps} steps" in text) == (not newton)
+        blocks = "block" if record.info["n_blocks"] == 1 else "blocks"
+        assert (f"{blocks}; APG, then proximal Newton took {record.inner_steps} steps"
+                in text) == newton
+        assert (f"{blocks}; APG took {record.inner_steps} steps" in text) == (not newton)
 
 
 def test_fgm_refinement_says_what_the_exchange_rounds_did():
@@ -116,3 +119,20 @@ def test_fgm_refinement_says_what_the_exchange_rounds_did():
     plain = explain("fgm", IterationRecord(info=dict(base, splice_rounds=0), **kwargs))
     assert "exchange" not in plain
     assert ", 3 pruned, and the ℓ2 model was refit on them (objective 876.7, 4 steps)." in plain
+
+
+def test_counts_agree_with_their_nouns_and_features_carry_the_datasets_names():
+    from explorer.texts import with_names
+
+    ds = make("digits-3v8")
+    est = FGM(B=1, max_outer=3).fit(ds.X, ds.y)
+    first = explain("fgm", est.history_[0], ds.names())
+    assert "has 1 block;" in first and "1 blocks" not in first
+    assert re.search(r"1 block carries weight|0 blocks carry weight", first)
+    assert "1 of them are" not in first
+    # the block's feature is called by the dataset's name, as in the table and the map
+    block = est.history_[0].info["block"]
+    assert ds.names()[int(block[0])] in first
+    assert not re.search(r"\bx\d+\b", first)
+    assert with_names("x3·x12 and x99", ["a"] * 13) == "a·a and x99"
+    assert with_names("x3", None) == "x3"

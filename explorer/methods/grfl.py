@@ -15,7 +15,9 @@ after the last master is polished to ``tol``) or at ``max_features`` groups.
 What the contract means for generated features:
 
 * ``transform(X)`` returns the learned feature responses (n × #generated columns);
-* ``n_selected`` in the records counts generated features (a Fourier pair is one group);
+* ``n_selected`` in the records counts the *input* variables the model uses (those of
+  ``get_support``, as everywhere else), and ``info["n_learned"]`` the learned (generated)
+  features carrying weight (a Fourier pair is one group);
 * ``input_importance_`` ranks the *original* variables by their weight in the learned
   directions (Fourier: Σ_g ‖W_g‖·|v_g|/‖v_g‖; Gabor: the filters' footprints on the pixel grid);
   ``get_support`` keeps the variables whose importance is at least ``input_threshold`` times
@@ -227,11 +229,13 @@ class GrFL(BaseSelector):
             warm = step.iteration == 0
             return recorder.emit(
                 objective=step.solution.objective,
-                n_selected=int(np.count_nonzero(master.group_norms() > 0)),
+                n_selected=int(np.count_nonzero(self.support_)),
                 selected=np.flatnonzero(self.support_), inner_steps=step.solution.inner_steps,
                 inner_measure=res.measure,
                 info={"violation": np.nan if warm else space.violation[int(step.block[0])],
                       "lam": self.lam_, "n_generated": len(self._params),
+                      "n_learned": int(np.count_nonzero(master.group_norms() > 0)),
+                      "weights_label": "input importance",
                       "inner_objective": np.asarray(step.solution.trace),
                       "new_feature": "none (warm start)" if warm
                       else space.describe(int(step.block[0])),

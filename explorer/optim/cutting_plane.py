@@ -244,6 +244,42 @@ def _max(a, b):
     return max(a, b)
 
 
+def best_on_ray(dual: Callable[[float], float], at_one: float, t_max: float = np.inf,
+                max_evals: int = 60) -> float:
+    """max over t ∈ [0, t_max] of a concave ``dual(t)`` (``at_one`` = dual(1), known), by
+    golden-section search on a bracket found by doubling; never below dual(0) or dual(1).
+    At most ``max_evals`` evaluations of ``dual``."""
+    best = max(dual(0.0), at_one if np.isfinite(at_one) else -np.inf)
+    hi = 1.0
+    evals = 1
+    while hi < t_max and evals < max_evals // 2:
+        nxt = min(2.0 * hi, t_max)
+        value = dual(nxt)
+        evals += 1
+        best = max(best, value)
+        if not value > at_one or nxt == t_max:
+            hi = nxt
+            break
+        at_one, hi = value, nxt
+    hi = min(hi, t_max)
+    lo, ratio = 0.0, (np.sqrt(5.0) - 1.0) / 2.0
+    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    fa, fb = dual(a), dual(b)
+    evals += 2
+    while evals < max_evals and hi - lo > 1e-9 * max(hi, 1.0):
+        if fa < fb:
+            lo, a, fa = a, b, fb
+            b = lo + ratio * (hi - lo)
+            fb = dual(b)
+        else:
+            hi, b, fb = b, a, fa
+            a = hi - ratio * (hi - lo)
+            fa = dual(a)
+        evals += 1
+    values = [v for v in (best, fa, fb) if np.isfinite(v)]
+    return max(values) if values else best
+
+
 class L12Master(CachedMaster):
     """FGM's restricted master in the primal (Theorem 4, eq. 31): minimise
     ``½(Σ_t‖ω_t‖)² + C Σ_i l(y_i f_i)`` over the selected blocks by APG (Alg. 3/4), warm
@@ -406,10 +442,27 @@ class L12Master(CachedMaster):
         return Stopping(tol, self.max_inner)
 
     def lower_bound(self, solution: MasterSolution, top_scores: np.ndarray) -> float | None:
-        """Dual value at the recovered α with the worst-case block: a certified lower bound."""
+        """The best dual value on the ray {tα : t ≥ 0} through the recovered α, with the
+        worst-case block: a certified lower bound (eq. 31's dual; every balanced α in the
+        loss's dual domain gives one).
+
+        Along the ray the block scores scale by t² (the top block stays the top block), so
+        D(t) = −C Σ l*(−tα_i/C) − ½t²·S with S = Σ top-B scores at α: concave in t, maximised
+        over [0, t_max] (t_max: the edge of the loss's dual domain). D(0) = 0 is the
+        objective's own floor, so the bound is never below it; t = 1 is the plain recovered
+        α, so the bound is never worse than it (an inexact master's α can be far off scale:
+        its bound was −10⁶ next to an objective of 200)."""
         if solution.dual_base is None:
             return None
-        return solution.dual_base - 0.5 * float(np.sum(top_scores))
+        alpha = np.asarray(solution.signal, dtype=float) * self.y
+        S = float(np.sum(top_scores))
+        C = self.C
+
+        def dual(t: float) -> float:
+            return -C * float(np.sum(self.loss.conj_neg(t * alpha / C))) - 0.5 * t * t * S
+
+        return best_on_ray(dual, solution.dual_base - 0.5 * S,
+                           t_max=self.loss.dual_domain()[1] * C / max(float(alpha.max()), 1e-300))
 
     # --------------------------------------------------------------- helpers
     def _solution(self, objective, margins, trace, steps) -> MasterSolution:

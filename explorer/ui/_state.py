@@ -465,7 +465,11 @@ class ExplorerState(param.Parameterized):
                       f"{format_bytes(record.info.get('bytes_read', 0))} read")
         member = record.info.get("class") if record.info else None
         if member is None:
-            selected = f"Selected: {record.n_selected} features · objective"
+            learned = record.info.get("n_learned") if record.info else None
+            selected = (f"Selected: {record.n_selected} features · objective"
+                        if learned is None else
+                        f"Selected: {record.n_selected} input features (through {learned} "
+                        "learned features) · objective")
         else:  # one binary fit per class: the model selects the union of theirs
             from ..viz import one_vs_rest_selection
 
@@ -479,7 +483,8 @@ class ExplorerState(param.Parameterized):
                        f"{state}")
 
     def _explain(self, record) -> None:
-        self.explanation = explain(self.method, record) or (
+        names = self.data.names() if self.data is not None else None
+        self.explanation = explain(self.method, record, names) or (
             f"Iteration {record.iteration + 1}: objective {record.objective:.5g}, "
             f"{record.n_selected} features.")
 

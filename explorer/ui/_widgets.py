@@ -191,8 +191,8 @@ def widgets_for(specs, values: dict, on_change, **sizes) -> dict:
 
 
 def select(name: str, options, value, css: str, **kw):
-    return pn.widgets.Select(label=name, options=options, value=value, css_classes=[css],
-                             sizing_mode="stretch_width", **kw)
+    kw.setdefault("sizing_mode", "stretch_width")
+    return pn.widgets.Select(label=name, options=options, value=value, css_classes=[css], **kw)
 
 
 def button(label: str, css: str, color: str = "default", **kw):
@@ -216,11 +216,6 @@ def file_input(css: str):
 def download(label: str, filename: str, callback, css: str):
     return pn.widgets.FileDownload(label=label, filename=filename, callback=callback,
                                    css_classes=[css], color="default", embed=False)
-
-
-def table(frame, css: str):
-    return pn.widgets.Tabulator(frame, css_classes=[css], pagination="local", page_size=15,
-                                sizing_mode="stretch_width", disabled=True, show_index=False)
 
 
 def progress(css: str):

@@ -235,7 +235,8 @@ class SparsityView(pn.viewable.Viewer):
             weights[last.selected] = np.abs(w) if w is not None and len(w) == \
                 last.selected.size else 1.0
             member = last.info.get("class") if last.info else None
-            whose = "|w|" if member is None else f"class {member}'s |w| (one-vs-rest)"
+            shown = (last.info.get("weights_label") if last.info else None) or "|w|"
+            whose = shown if member is None else f"class {member}'s {shown} (one-vs-rest)"
             return viz.weight_image(weights, ds.image_shape, last.selected, truth,
                                     title=f"{whose} on the {ds.image_shape[0]}×"
                                           f"{ds.image_shape[1]} grid, iteration "
@@ -312,25 +313,56 @@ class AccuracyView(pn.viewable.Viewer):
 
 
 class SelectedTable(pn.viewable.Viewer):
-    """Selected features (name, weight, group, true?) with a CSV download."""
+    """Selected features (name, weight, group, true?) as a plain HTML table, sorted by the
+    user's choice of column, with a CSV download of every row.
 
-    def __init__(self, frame: pd.DataFrame | None = None, **params):
+    A plain table, not Tabulator: Tabulator inside the explorer's dynamic tabs (and the
+    stretch-width template) resized itself in a loop and froze the browser tab."""
+
+    SORTS = {"largest |weight| first": ("abs_weight", False), "feature number": ("feature", True),
+             "name": ("name", True), "weight": ("weight", False)}
+
+    def __init__(self, frame: pd.DataFrame | None = None, max_rows: int = 200, **params):
         super().__init__(**params)
+        self.max_rows = max_rows
         self.frame = frame if frame is not None else pd.DataFrame(
             columns=["feature", "name", "weight", "abs_weight"])
-        self.table = W.table(self.frame, "view-selected")
+        self.sort = W.select("Sort by", list(self.SORTS), "largest |weight| first",
+                             "sort-selected", width=220, sizing_mode="fixed")
+        self.sort.param.watch(lambda *_: self._draw(), "value")
+        self.table = pn.pane.DataFrame(self.frame, index=False, max_rows=max_rows,
+                                       float_format="{:.6g}".format, escape=True,
+                                       css_classes=["view-selected"],
+                                       sizing_mode="stretch_width")
+        self.note = pn.pane.Markdown("", css_classes=["selected-note"])
         self.download = W.download("Download CSV", "selected_features.csv", self._csv,
                                    "download-selected")
+        self._draw()
+
+    def sorted_frame(self) -> pd.DataFrame:
+        column, ascending = self.SORTS[self.sort.value]
+        if column not in self.frame.columns or self.frame.empty:
+            return self.frame
+        return self.frame.sort_values(column, ascending=ascending, kind="stable")
+
+    def _draw(self) -> None:
+        frame = self.sorted_frame()
+        self.table.object = frame
+        n = len(frame)
+        self.note.object = ("" if n <= self.max_rows else
+                            f"The first {self.max_rows} of {n} selected features; the CSV "
+                            "has them all.")
 
     def _csv(self):
         buf = io.StringIO()
-        self.frame.to_csv(buf, index=False)
+        self.sorted_frame().to_csv(buf, index=False)
         buf.seek(0)
         return buf
 
     def show(self, frame: pd.DataFrame) -> None:
         self.frame = frame
-        self.table.value = frame
+        self._draw()
 
     def __panel__(self):
-        return pn.Column(self.table, self.download, sizing_mode="stretch_width")
+        return pn.Column(pn.Row(self.sort, self.download), self.note, self.table,
+                         sizing_mode="stretch_width")

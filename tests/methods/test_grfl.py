@@ -58,7 +58,8 @@ def test_records_follow_algorithm_1(xor):
     objectives = np.array([r.objective for r in h])
     assert np.all(np.diff(objectives) <= 1e-6 * objectives[:-1])
     assert est.lam_ == pytest.approx(0.1 * est.lambda_max_)
-    assert all(r.n_selected <= r.info["n_generated"] for r in h)
+    assert all(r.info["n_learned"] <= r.info["n_generated"] for r in h)
+    assert h[-1].n_selected == est.get_support().sum()
     assert "violated the optimality conditions" in explain("grfl", h[0])
 
 

@@ -55,7 +55,7 @@ def settled_status(page: Page, timeout: float = 30.0, differs_from: str | None =
     """Wait for a finished fit (different from ``differs_from``) and return its status."""
     def settled():
         s = status(page)
-        if re.search(r"Selected: \d+ features.*done", s) and s != differs_from:
+        if re.search(r"Selected: \d+ (input )?features.*done", s) and s != differs_from:
             return s
         return None
 
@@ -69,7 +69,7 @@ def settled_status(page: Page, timeout: float = 30.0, differs_from: str | None =
 def test_load_by_url_reproduces_the_view(page: Page, server, shot):
     page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5&C=10")
     line = settled_status(page)
-    assert re.search(r"Selected: \d+ features", line)
+    assert re.search(r"Selected: \d+ (input )?features", line)
     assert re.search(r"B \(features per block\):\s*5", text(page, ".param-B"))
     expect(page.locator(".select-method select")).to_have_value(re.compile("fgm"))
     assert "B=5" in page.url and "dataset=digits-3v8" in page.url
@@ -85,7 +85,7 @@ def test_changing_a_parameter_refits_and_redraws(page: Page, server, shot):
     page.locator(".param-loss select").select_option("logistic")
     after = wait_for(lambda: (lambda s: s if s != before and "done" in s else None)(
         status(page)))
-    assert re.search(r"Selected: \d+ features", after)
+    assert re.search(r"Selected: \d+ (input )?features", after)
     wait_for(lambda: plot.screenshot() != image_before, timeout=10)
     assert "loss=logistic" in page.url
     from .test_truth import FIGURE  # (that module imports this one)

@@ -167,7 +167,7 @@ def test_every_method_fits_from_the_url(page: Page, server, server_log, console,
     page.goto(f"{server}/explorer?dataset={SUITS[method]}&method={method}"
               f"{QUICK.get(method, '')}")
     line = settled_status(page, timeout=60)
-    assert re.search(r"Selected: \d+ features", line)
+    assert re.search(r"Selected: \d+ (input )?features", line)
     expect(page.locator(".select-method select")).to_have_value(label(method))
     knob = REGISTRY[method].sparsity_param
     expect(page.locator(f".param-{knob}").first).to_be_visible()

@@ -12,12 +12,16 @@ if not hasattr(sys.modules.get("explorer"), "__path__"):
 
 import panel as pn  # noqa: E402
 
-from explorer.ui import ExplorerApp  # noqa: E402
-from explorer.ui._server import quiet_closed_pages  # noqa: E402
+from explorer.ui import (  # noqa: E402
+    ExplorerApp,  # noqa: E402
+    enforce_websocket_origins,
+    quiet_closed_pages,
+)
 from explorer.ui._worker import warm_up_kernels  # noqa: E402
 
 warm_up_kernels()  # once per server process, in the background
 quiet_closed_pages()  # a closed tab is not a traceback in the server's log
+enforce_websocket_origins()  # the allowed origins hold for same-origin pages too
 pn.extension(notifications=False, sizing_mode="stretch_width")
 
 app = ExplorerApp(query=pn.state.session_args)  # the URL's view, drawn once

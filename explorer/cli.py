@@ -171,12 +171,17 @@ def default_origins(port: int) -> list[str]:
     """This machine's names and addresses with the port: where students' pages come from."""
     import socket
 
+    import psutil
+
     names = {"localhost", "127.0.0.1", socket.gethostname(), socket.getfqdn()}
     try:
         names.update(info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None)
                      if info[0] == socket.AF_INET)
     except OSError:
         pass
+    # every interface's IPv4 address: students type the teacher's address
+    names.update(a.address for addrs in psutil.net_if_addrs().values() for a in addrs
+                 if a.family == socket.AF_INET)
     return sorted(f"{name}:{port}" for name in names if name)
 
 
@@ -236,7 +241,10 @@ def serve(args) -> int:
     os.environ.update(env)
     from panel.command import main as panel_main
 
+    from .ui import enforce_websocket_origins
     from .ui._worker import warm_up_kernels
+
+    enforce_websocket_origins()  # --allow-websocket-origin holds for same-origin pages too
 
     warm_up_kernels()  # numba compiles while the server starts, not in the first user's fit
 

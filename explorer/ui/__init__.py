@@ -5,9 +5,10 @@ and ``SelectedTable`` are usable on their own (e.g. ``ConvergenceView(estimator=
 notebook). ``ExplorerState`` holds all logic without Panel.
 """
 
+from ._server import enforce_websocket_origins, quiet_closed_pages
 from ._state import ExplorerState
 from .app import ExplorerApp
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 
 __all__ = ["AccuracyView", "ConvergenceView", "ExplorerApp", "ExplorerState", "SelectedTable",
-           "SparsityView"]
+           "SparsityView", "enforce_websocket_origins", "quiet_closed_pages"]

@@ -1,4 +1,13 @@
-"""What the server process needs once: a quiet log when a browser page goes away.
+"""What the server process needs once: websocket origins checked on every connection, and a
+quiet log when a browser page goes away.
+
+Tornado (6.5 and later) lets a websocket through without asking the handler's
+``check_origin`` when the browser marks it ``Sec-Fetch-Site: same-origin`` — and a page
+served under any host name that resolves to this machine (``http://evil.example:5006``) is
+"same origin" with its own websocket. Bokeh's ``--allow-websocket-origin`` list, which is how
+``explorer serve`` (and ``--share``) restricts who may connect, was then never consulted.
+:func:`enforce_websocket_origins` makes every websocket with an ``Origin`` header go through
+Bokeh's check.
 
 Bokeh writes document updates to each page's websocket without waiting for the write. When a
 student closes a tab (or the browser drops the connection) during an update, tornado's write
@@ -16,6 +25,25 @@ import logging
 from tornado.websocket import WebSocketClosedError
 
 log = logging.getLogger("explorer.server")
+
+
+def enforce_websocket_origins() -> None:
+    """Check every browser websocket's ``Origin`` against Bokeh's allowed origins (once per
+    process; idempotent). A client that sends no ``Origin`` is not a browser page and is
+    left to the login, as before."""
+    from bokeh.server.views.ws import WSHandler
+
+    if getattr(WSHandler, "explorer_origins_enforced", False):
+        return
+
+    def check_cross_origin(self, check):
+        origin = self.request.headers.get("Origin")
+        if origin is None or check(origin):
+            return None
+        return f"Origin {origin!r} not allowed"
+
+    WSHandler._check_cross_origin = check_cross_origin
+    WSHandler.explorer_origins_enforced = True
 
 
 def quiet_closed_pages(loop: asyncio.AbstractEventLoop | None = None) -> bool:

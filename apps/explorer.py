@@ -22,7 +22,7 @@ from explorer.ui._worker import warm_up_kernels  # noqa: E402
 warm_up_kernels()  # once per server process, in the background
 quiet_closed_pages()  # a closed tab is not a traceback in the server's log
 enforce_websocket_origins()  # the allowed origins hold for same-origin pages too
-pn.extension(notifications=False, sizing_mode="stretch_width")
+pn.extension("filedropper", notifications=False, sizing_mode="stretch_width")
 
 app = ExplorerApp(query=pn.state.session_args)  # the URL's view, drawn once
 app.servable_template().servable(title="Feature Selection Explorer")

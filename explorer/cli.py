@@ -148,8 +148,7 @@ def serve_arguments(args) -> list[str]:
     port = str(args.port)
     # a closed tab's session (and its worker threads) ends within ~2 s
     argv = ["serve", *apps, "--port", port, "--index", "explorer",
-            "--check-unused-sessions", "1000", "--unused-session-lifetime", "1000",
-            "--websocket-max-message-size", str(websocket_limit(args.max_upload_mb))]
+            "--check-unused-sessions", "1000", "--unused-session-lifetime", "1000"]
     if args.share:
         argv += ["--address", "0.0.0.0"]
         for origin in args.origin or default_origins(args.port):
@@ -160,11 +159,6 @@ def serve_arguments(args) -> list[str]:
     if args.show:
         argv.append("--show")
     return argv
-
-
-def websocket_limit(max_upload_mb: float) -> int:
-    """Bytes a websocket message may carry: an upload travels base64-encoded (4/3)."""
-    return int(max_upload_mb * 1024 * 1024 * 4 / 3) + 4 * 1024 * 1024
 
 
 def default_origins(port: int) -> list[str]:

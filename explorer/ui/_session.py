@@ -52,6 +52,10 @@ def apply_query(state, query: dict[str, Any], *, available: list[str]) -> list[s
         if dataset is not None:
             if dataset in available:
                 state.dataset = dataset
+            elif "." in dataset:
+                problems.append(f"the link names the uploaded file {dataset!r}, which only the "
+                                "page that uploaded it holds: upload it again (or serve it "
+                                "with explorer serve --data)")
             else:
                 problems.append(f"unknown dataset {dataset!r}")
     state.method_params = {}

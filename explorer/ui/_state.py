@@ -140,11 +140,8 @@ class ExplorerState(param.Parameterized):
 
     def upload(self, content: bytes, filename: str, label: str | None = None) -> bool:
         """Use an uploaded file; on a problem the message names it and the old data stays."""
-        limit = max_upload_mb()
-        if len(content) > limit * 1024 * 1024:
-            self.notify(f"{filename} is {len(content) / 2**20:.1f} MB, above this server's "
-                        f"upload limit of {limit:g} MB. Serve it from disk instead: "
-                        f"explorer serve --data {filename}", "error")
+        if len(content) > max_upload_mb() * 1024 * 1024:
+            self.refuse_upload(filename, len(content))
             return False
         try:
             ds = load(content, name=filename, label=label or None)
@@ -157,6 +154,14 @@ class ExplorerState(param.Parameterized):
             self.dataset = UPLOAD
         self._use_dataset(ds, name=filename)
         return True
+
+    def refuse_upload(self, filename: str, size: float) -> None:
+        """Say that ``filename`` (about ``size`` bytes) is above the upload limit; the data
+        in use stays."""
+        self.notify(f"{filename} is {'about ' if size % (1 << 20) == 0 else ''}"
+                    f"{size / 2**20:.1f} MB, above this server's upload limit of "
+                    f"{max_upload_mb():g} MB. Serve it from disk instead: "
+                    f"explorer serve --data {filename}", "error")
 
     def table_columns(self) -> list[str]:
         """Column names of the uploaded table (to choose the label column)."""

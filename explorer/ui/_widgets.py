@@ -208,9 +208,41 @@ def multi_choice(label: str, options, value, css: str):
                                   sizing_mode="stretch_width")
 
 
-def file_input(css: str):
-    return pn.widgets.FileInput(accept=".csv,.tsv,.svm,.svmlight,.libsvm,.txt,.npz,.parquet,.pq,"
-                                       ".gz,.bz2", css_classes=[css], sizing_mode="stretch_width")
+UPLOAD_TYPES = [".csv", ".tsv", ".svm", ".svmlight", ".libsvm", ".txt", ".npz", ".parquet", ".pq",
+                ".gz", ".bz2"]
+UPLOAD_CHUNK = 2 * 1024 * 1024
+
+
+class BoundedFileDropper(pn.widgets.FileDropper):
+    """A file upload that travels in chunks of ``UPLOAD_CHUNK`` bytes (a whole file in one
+    websocket message closed the connection above ~53 MB, silently) and refuses a file
+    above ``limit_bytes`` at its first chunk: ``on_too_large(name, approx_bytes)`` is called
+    and the rest of its chunks are dropped, never held in memory."""
+
+    def __init__(self, limit_bytes: float, on_too_large, **params):
+        super().__init__(**params)
+        self._limit = limit_bytes
+        self._on_too_large = on_too_large
+        self._refused: set[str] = set()
+
+    def _process_event(self, event):
+        data = event.data
+        if event.event_name == "upload_event":
+            name = data["name"]
+            if data["chunk"] == 1:
+                self._refused.discard(name)
+                if (data["total_chunks"] - 1) * self.chunk_size >= self._limit:
+                    self._refused.add(name)
+                    self._on_too_large(name, data["total_chunks"] * self.chunk_size)
+            if name in self._refused:
+                return
+        super()._process_event(event)
+
+
+def file_input(css: str, limit_bytes: float, on_too_large):
+    return BoundedFileDropper(limit_bytes, on_too_large, accepted_filetypes=UPLOAD_TYPES,
+                              chunk_size=UPLOAD_CHUNK, multiple=False, layout="compact",
+                              css_classes=[css], sizing_mode="stretch_width", width=None)
 
 
 def download(label: str, filename: str, callback, css: str):

@@ -149,8 +149,9 @@ class ExplorerApp(pn.viewable.Viewer):
         self.dataset_select = W.select("Dataset", names, s.dataset, "select-dataset")
         self.dataset_select.param.watch(self._on_dataset_select, "value")
         self.dataset_knobs = pn.Column(sizing_mode="stretch_width")
-        self.upload = W.file_input("upload-file")
-        self.upload.param.watch(self._on_upload, ["value", "filename"])
+        self.upload = W.file_input("upload-file", max_upload_mb() * 1024 * 1024,
+                                   self._on_too_large)
+        self.upload.param.watch(self._on_upload, "value")
         self._last_upload = None
         self.label_select = W.select("Label column", [], None, "select-label", visible=False)
         self.label_select.param.watch(self._on_label, "value")
@@ -261,16 +262,23 @@ class ExplorerApp(pn.viewable.Viewer):
             self._sync_url()
 
     @reported
+    def _on_too_large(self, name, size):
+        self.state.refuse_upload(name, size)
+
+    @reported
     def _on_upload(self, *_):
-        content, name = self.upload.value, self.upload.filename
-        if not content or not name:
-            return  # value and filename arrive as two events; act once both are here
+        if not self.upload.value:
+            return
+        name, content = list(self.upload.value.items())[-1]  # the newest file
+        if isinstance(content, str):  # the widget decodes text/* files
+            content = content.encode("utf-8")
         key = (name, len(content), hash(content[:4096]))
         if key == self._last_upload:
             return
         self._last_upload = key
         if self.state.upload(content, name):
             self._after_upload()
+            self._sync_url()
 
     def _after_upload(self):
         s = self.state
@@ -295,6 +303,7 @@ class ExplorerApp(pn.viewable.Viewer):
         if self._building or not event.new or self.state.upload_bytes is None:
             return
         if self.state.upload(self.state.upload_bytes, self.state.upload_name, event.new):
+            self._sync_url()
             self._maybe_fit()
 
     def _maybe_fit(self):

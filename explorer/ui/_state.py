@@ -155,6 +155,17 @@ class ExplorerState(param.Parameterized):
         self._use_dataset(ds, name=filename)
         return True
 
+    def used_auto_values(self) -> dict[str, Any]:
+        """The values the fitted model used for the knobs left on *auto* (its ``<name>_``
+        attributes: GrFL's λ = 0.1·λ_max, FS-multi's C = 0.1·n, FSA's η, …)."""
+        if self.estimator is None:
+            return {}
+        params = self.current_params()
+        return {spec.name: getattr(self.estimator, spec.name + "_")
+                for spec in self.method_specs()
+                if spec.nullable and params.get(spec.name) is None
+                and hasattr(self.estimator, spec.name + "_")}
+
     def refuse_upload(self, filename: str, size: float) -> None:
         """Say that ``filename`` (about ``size`` bytes) is above the upload limit; the data
         in use stays."""

@@ -159,6 +159,37 @@ def _number_format(step: float) -> str:
     return "0" if decimals == 0 else "0." + "0" * decimals
 
 
+class AutoKnob(pn.Column):
+    """A nullable knob's *auto* box and the slider it disables. While auto is ticked the
+    slider shows the value the last fit used (:meth:`show_used`), so the disabled slider
+    never shows a value that is not in use, and unticking auto starts from it."""
+
+    def show_used(self, value) -> None:
+        slider = self.objects[1]
+        if not isinstance(value, (int, float, np.integer, np.floating)) or \
+                isinstance(value, bool) or not np.isfinite(value):
+            return
+        if isinstance(slider, pn.widgets.DiscreteSlider):
+            options = dict(slider.options)
+            numbers = [v for v in options.values() if isinstance(v, (int, float))]
+            value = int(value) if numbers and all(isinstance(v, int) for v in numbers) \
+                else float(value)
+            if value not in options.values():
+                options[_fmt(value)] = value
+                options = dict(sorted(options.items(), key=lambda kv: (
+                    not isinstance(kv[1], (int, float)), kv[1] if isinstance(
+                        kv[1], (int, float)) else 0)))
+                slider.options = options
+            slider.value = value
+        else:
+            value = int(value) if isinstance(slider, pn.widgets.IntSlider) else float(value)
+            if value < slider.start:
+                slider.start = value
+            if value > slider.end:
+                slider.end = value
+            slider.value = value
+
+
 def _with_auto(spec: ParamSpec, slider, auto: bool, on_change, css):
     """A nullable knob: an *auto* box (value None) and the slider it disables."""
     box = pn.widgets.Checkbox(label=f"{spec.label}: {spec.auto}", value=auto,
@@ -177,7 +208,7 @@ def _with_auto(spec: ParamSpec, slider, auto: bool, on_change, css):
 
     box.param.watch(on_box, "value")
     slider.param.watch(on_slider, "value_throttled")
-    return pn.Column(box, slider, css_classes=css, sizing_mode="stretch_width", margin=0)
+    return AutoKnob(box, slider, css_classes=css, sizing_mode="stretch_width", margin=0)
 
 
 def widgets_for(specs, values: dict, on_change, **sizes) -> dict:

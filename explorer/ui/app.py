@@ -399,11 +399,19 @@ class ExplorerApp(pn.viewable.Viewer):
             self._map_dirty = True
         if update.finished:
             self.selected.show(self.state.selected_frame())
+            self._show_used_values()
             if self._sweep_after_fit:
                 self._sweep_after_fit = False
                 self._maybe_sweep()
         if update.sweep_reset or update.sweep_rows:
             self.accuracy.show(self.state.sweep_frame, self.state.metric)
+
+    def _show_used_values(self) -> None:
+        """Each *auto* knob's slider shows the value the fit used (``<name>_``)."""
+        for name, value in self.state.used_auto_values().items():
+            widget = self._knobs.get(name)
+            if isinstance(widget, W.AutoKnob):
+                widget.show_used(value)
 
     def _draw_map(self) -> None:
         self.sparsity.show(self.state.records, self.state.data)

@@ -33,6 +33,7 @@ log = logging.getLogger("explorer.ui")
 
 BIG_DATA = 20_000_000  # n × m above which live refits start switched off
 DEFAULT_MAX_UPLOAD_MB = 50.0
+RANKING_MEASURES = ("prbep", "rec@k")
 
 
 def max_upload_mb() -> float:
@@ -473,8 +474,12 @@ class ExplorerState(param.Parameterized):
             state = "stopped" if self._stopped else "done"
         scores = ""
         if not self.running and self.estimator is not None:
+            trained = getattr(self.estimator, "measure", None)
             scores = "".join(f" · test {M.METRICS[k].label} {v:.3f}"
+                             + (" (trained for it)" if k == trained else "")
                              for k, v in self.headline_scores().items())
+            if trained in RANKING_MEASURES:
+                scores += " · no accuracy (a ranking measure sets no threshold)"
         passes = ""
         if "passes" in record.info:  # a dask X: the physical work so far
             passes = (f" · {record.info['passes']} passes over X, "
@@ -571,11 +576,22 @@ class ExplorerState(param.Parameterized):
         classification, RMSE and R² for regression, pairwise accuracy for ranking); empty
         without a test split."""
         try:
-            scores = self.test_scores(("accuracy", "f1", "rmse", "r2", "pairwise"))
+            scores = self.test_scores(self.headline_measures())
         except Exception as exc:  # a model that cannot score says why, the status stays
             log.warning("scoring the model on the test split failed: %s", exc)
             return {}
         return {k: v for k, v in scores.items() if np.isfinite(v)}
+
+    def headline_measures(self) -> tuple[str, ...]:
+        """The measures the status line shows: the one the model was trained for first
+        (FS-multi's F1 or PRBEP); a ranking measure sets no decision threshold, so its model
+        shows PRBEP and AUC, not accuracy."""
+        trained = getattr(self.estimator, "measure", None)
+        if trained in RANKING_MEASURES:
+            return ("prbep", "auc")
+        if trained == "f1":
+            return ("f1", "accuracy")
+        return ("accuracy", "f1", "rmse", "r2", "pairwise")
 
     def test_scores(self, names=None) -> dict[str, float]:
         """Measures of the current model on the test part."""

@@ -479,3 +479,26 @@ def test_a_one_vs_rest_fit_reports_the_models_selection_not_a_members():
         assert s.explanation.startswith(f"Class {last} against the rest")
     finally:
         s.close()
+
+
+@pytest.mark.parametrize("measure, first, absent", [("prbep", "PRBEP", "accuracy"),
+                                                    ("f1", "F1", None)])
+def test_status_leads_with_the_measure_the_model_was_trained_for(state, measure, first,
+                                                                  absent):
+    state.method = "fs-multi"
+    state.set_param("measure", measure)
+    state.fit()
+    state.wait(60)
+    scores = state.status.split(" · test ")[1:]
+    assert scores[0].startswith(f"{first} ") and "(trained for it)" in scores[0]
+    if absent:
+        assert f"test {absent}" not in state.status
+        assert "ranking measure sets no threshold" in state.status
+
+
+def test_auto_knobs_report_the_values_the_fit_used(state):
+    state.method = "fs-multi"
+    state.fit()
+    state.wait(60)
+    used = state.used_auto_values()
+    assert used["C"] == pytest.approx(0.1 * state.data.n_samples)

@@ -397,14 +397,21 @@ class ExplorerApp(pn.viewable.Viewer):
             self._carried = update if self._carried is None or update.reset else \
                 _merged(self._carried, update)
             self._map_dirty = True
+        if update.reset and not update.finished:  # a new fit: its curves will come
+            self.convergence.one_shot([])
         if update.finished:
             self.selected.show(self.state.selected_frame())
             self._show_used_values()
+            self.convergence.one_shot(self.state.records, self._method_label())
             if self._sweep_after_fit:
                 self._sweep_after_fit = False
                 self._maybe_sweep()
         if update.sweep_reset or update.sweep_rows:
             self.accuracy.show(self.state.sweep_frame, self.state.metric)
+
+    def _method_label(self) -> str:
+        cls = self.state.method_class
+        return cls.display_name or self.state.method
 
     def _show_used_values(self) -> None:
         """Each *auto* knob's slider shows the value the fit used (``<name>_``)."""
@@ -439,6 +446,7 @@ class ExplorerApp(pn.viewable.Viewer):
     def _refresh_all(self):
         self.convergence.reset()
         self.convergence.push(self.state.records)
+        self.convergence.one_shot(self.state.records, self._method_label())
         self.sparsity.show(self.state.records, self.state.data)
         self.selected.show(self.state.selected_frame())
         self.accuracy.show(self.state.sweep_frame, self.state.metric)

@@ -92,12 +92,31 @@ class ConvergenceView(pn.viewable.Viewer):
                                     visible=show_bounds)
         self.kept_pane = pn.pane.HoloViews(sizing_mode="stretch_width", linked_axes=False,
                                            css_classes=["view-kept"])
+        self.plots = pn.Row(self.objective_pane, self.bounds_box, self.kept_pane,
+                            sizing_mode="stretch_width")
+        self.note = pn.pane.Markdown("", css_classes=["convergence-note"], visible=False,
+                                     sizing_mode="stretch_width")
         cls = type(estimator) if estimator is not None else None
         self.configure(bounds=getattr(cls, "has_bounds", show_bounds),
                        inner=getattr(cls, "has_inner_trace", True),
                        schedule=getattr(cls, "has_schedule", False))
         if estimator is not None:
             self.push(getattr(estimator, "history_", []))
+            self.one_shot(getattr(estimator, "history_", []))
+
+    def one_shot(self, records, name: str = "This model") -> bool:
+        """A finished fit of one record (ℓ1-SVM, Fisher, abess: one call, no iterations) gets
+        a line of text instead of three plots of one dot each; any other fit, the plots.
+        Returns whether the plots are hidden."""
+        single = len(records) == 1
+        if single:
+            r = records[0]
+            self.note.object = (f"{name} is fitted in one call, so there is no convergence "
+                                f"to draw: objective {r.objective:.5g}, {r.n_selected} "
+                                f"features, {r.elapsed:.2f} s.")
+        self.note.visible = single
+        self.plots.visible = not single
+        return single
 
     def configure(self, *, bounds: bool, inner: bool, schedule: bool) -> None:
         """Choose the layers for a method's records (rebuilt only when they change)."""
@@ -153,6 +172,7 @@ class ConvergenceView(pn.viewable.Viewer):
 
     def reset(self) -> None:
         self.replace([])
+        self.note.visible, self.plots.visible = False, True
 
     def _axis_for(self, conv: pd.DataFrame, start_over: bool) -> None:
         """A log objective axis while every objective drawn is positive: rebuilt linear when a
@@ -199,8 +219,7 @@ class ConvergenceView(pn.viewable.Viewer):
         return len(self._conv.data)
 
     def __panel__(self):
-        return pn.Row(self.objective_pane, self.bounds_box, self.kept_pane,
-                      sizing_mode="stretch_width")
+        return pn.Column(self.note, self.plots, sizing_mode="stretch_width")
 
 
 class SparsityView(pn.viewable.Viewer):

@@ -1,0 +1,65 @@
+"""What the page says agrees with itself and with the model: bounds never below the
+objective's floor, one meaning of "feature", the dataset's names in the words, and no
+convergence plots of one dot for a method fitted in one call."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .test_browser import settled_status, status, text, wait_for, wait_text
+
+pytestmark = pytest.mark.ui
+
+BOUNDS = re.compile(r"Bounds on the optimum: \[([^,]+), ([^\]]+)\]")
+
+
+def test_a_method_fitted_in_one_call_gets_a_sentence_not_three_dots(page: Page, server):
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fisher&k=5")
+    settled_status(page)
+    note = wait_text(page, ".convergence-note", "fitted in one call")
+    assert "5 features" in note
+    expect(page.locator(".view-convergence").first).to_be_hidden()
+    # an iterative method draws its curves again
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    settled_status(page)
+    expect(page.locator(".view-convergence").first).to_be_visible()
+    expect(page.locator(".convergence-note").first).to_be_hidden()
+
+
+def test_fgm_bounds_never_fall_below_the_objectives_floor(page: Page, server):
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    settled_status(page)
+    lower, upper = map(float, BOUNDS.search(text(page, ".explanation")).groups())
+    assert 0 <= lower <= upper
+    assert "stops on the objective's relative change" in text(page, ".explanation")
+    for n in (1, 2, 3):  # Step mode: coarse masters, the bound still certified and ≥ 0
+        page.locator(".btn-step button").click()
+        explanation = wait_text(page, ".explanation", f"Outer iteration {n}")
+        wait_for(lambda: "paused" in status(page))
+        lower, upper = map(float, BOUNDS.search(explanation).groups())
+        assert 0 <= lower <= upper, explanation
+
+
+def test_explanation_names_features_as_the_table_does(page: Page, server):
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    settled_status(page)
+    explanation = text(page, ".explanation")
+    assert re.search(r"\br\dc\d\b", explanation), explanation  # pixels r{row}c{col}
+    assert not re.search(r"\bx\d+\b", explanation), explanation
+
+
+def test_grfl_counts_input_variables_everywhere(page: Page, server):
+    page.goto(f"{server}/explorer?dataset=xor&method=grfl&max_features=30")
+    line = settled_status(page, timeout=90)
+    n_input, n_learned = map(int, re.search(
+        r"Selected: (\d+) input features \(through (\d+) learned features\)", line).groups())
+    assert 0 < n_input <= 20 and n_learned > 0  # xor has 20 input variables
+    page.locator(".view-tabs").get_by_text("Selected features").click()
+    from .test_selected_tab import ROWS
+
+    shown = wait_for(lambda: page.evaluate(ROWS), timeout=10)
+    assert len(shown["rows"]) == n_input
+    assert f"over {n_input} input variable" in text(page, ".explanation")

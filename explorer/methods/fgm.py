@@ -130,7 +130,7 @@ class FGM(BaseSelector):
                   when={"feature_map": ("poly2",)}),
         ParamSpec("n_bins", "bins", 8, "int", 2, 255, live=False,
                   when={"feature_map": ("binned",)}),
-        ParamSpec("warm_start", "warm start", False, "bool",
+        ParamSpec("warm_start", "warm start", False, "bool", live=False,
                   help="refit from the previous solution"),
         ParamSpec("refine", "refine", None, "choice", choices=(None, "auto"), nullable=True,
                   help="best-subset refinement: grow past k, keep the k of largest "

@@ -105,7 +105,7 @@ class FSMulti(BaseSelector):
                   live=False, when={"fit_intercept": (True,)}),
         ParamSpec("feature_scaling", "feature scaling", None, "choice", choices=(None, "norm"),
                   nullable=True),
-        ParamSpec("warm_start", "warm start", False, "bool"),
+        ParamSpec("warm_start", "warm start", False, "bool", live=False),
     )
 
     def __init__(self, B: int = 10, C: float | None = None, measure: str = "f1",

@@ -117,7 +117,7 @@ class GrFL(BaseSelector):
                   live=False),
         ParamSpec("random_state", "seed", 0, "int", 0, 2**31 - 1, nullable=True),
         ParamSpec("input_threshold", "input threshold", 0.5, "float", 0.0, 1.0, live=False),
-        ParamSpec("warm_start", "warm start", False, "bool"),
+        ParamSpec("warm_start", "warm start", False, "bool", live=False),
     )
 
     def __init__(self, family: str = "fourier", lam: float | None = None,

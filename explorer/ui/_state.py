@@ -499,9 +499,14 @@ class ExplorerState(param.Parameterized):
             selected = (f"Selected: {n_union} features (the union over {n_fitted} one-vs-rest "
                         f"{fits}; class {member}: {record.n_selected}) · class {member}'s "
                         "objective")
+        warm = ""
+        if record.info and record.info.get("warm_start"):
+            warm = (" · warm-started from the previous fit: the URL and an exported session "
+                    "give a cold fit of these settings, which may differ (untick warm start "
+                    "and refit to see it)")
         self.status = (f"{selected} {record.objective:.5g} · iteration "
                        f"{record.iteration + 1} · {record.elapsed:.2f} s{passes}{scores} · "
-                       f"{state}")
+                       f"{state}{warm}")
 
     def _explain(self, record) -> None:
         names = self.data.names() if self.data is not None else None

@@ -502,3 +502,30 @@ def test_auto_knobs_report_the_values_the_fit_used(state):
     state.wait(60)
     used = state.used_auto_values()
     assert used["C"] == pytest.approx(0.1 * state.data.n_samples)
+
+
+def test_ticking_warm_start_alone_does_not_refit_and_a_warm_model_says_it_is_not_in_the_url():
+    s = ExplorerState(dataset="fgm-type1", live=True)
+    try:
+        s.method = "fgm"
+        s.set_param("B", 10)
+        s.wait(60)
+        fits = s._token
+        s.set_param("warm_start", True)
+        assert s._token == fits  # the box alone starts no fit
+        s.set_param("B", 7)
+        s.wait(60)
+        assert s.records[-1].info.get("warm_start")
+        assert "warm-started from the previous fit" in s.status
+        assert "warm_start=True" in s.query_string()
+        cold = ExplorerState(dataset="fgm-type1", live=False)
+        try:  # the URL of this view gives a cold fit: the status of a warm one said so
+            cold.from_query(s.to_query(), fit=False)
+            cold.fit()
+            cold.wait(60)
+            assert not cold.records[-1].info.get("warm_start")
+            assert "warm-started" not in cold.status
+        finally:
+            cold.close()
+    finally:
+        s.close()

@@ -373,23 +373,27 @@ class ExplorerApp(pn.viewable.Viewer):
         status line never queue behind plot updates."""
         now = time.perf_counter()
         update = self.state.poll()
+        # a paused (stepped) fit is paced by its user, who waits for this one iteration's
+        # pictures: they go out on the next tick, whatever the drawing budget
+        stepping = self.state.paused
+        ready = stepping or DRAWING.ready(now)
         # Bokeh sends plot patches as they are rendered but the status text when the callback
         # returns: a tick whose status starts or ends a fit ("running…", "stopped", "done")
         # draws nothing, and a tick's records are drawn on a later tick
         news = update.finished or update.reset
-        if self._carried is not None and not news and DRAWING.ready(now):
+        if self._carried is not None and not news and ready:
             carried, self._carried = self._carried, None
             if carried.reset:
                 self.convergence.replace(carried.records)
             else:
                 self.convergence.push(carried.records)
-            if self._map_dirty and not self.state.running:
+            if self._map_dirty and (stepping or not self.state.running):
                 # the fit's last curves: its map goes with them, not a budget's wait later
                 # (the previous fit's map stayed 3–5 s beside the new fit's "done")
                 self._draw_map()
             DRAWING.spent(now)
-        elif self._map_dirty and self._carried is None and not news and DRAWING.ready(now) and \
-                now - self._last_map > MAP_EVERY_S:
+        elif self._map_dirty and self._carried is None and not news and ready and \
+                (stepping or now - self._last_map > MAP_EVERY_S):
             # the map is the slowest view: after the curves, at most every 0.25 s
             self._draw_map()
             DRAWING.spent(now)

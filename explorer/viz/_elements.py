@@ -295,10 +295,14 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
     Always Image * Points * Points (possibly empty), so a streaming view keeps its layers."""
     h, w = image_shape
     img = np.abs(np.asarray(weights, dtype=float)).reshape(h, w)
+    top = float(img.max()) if img.size else 0.0
+    # an all-zero picture (no fit yet) gets the scale [0, 1], not a −1…1 bar around nothing
+    clim = (0.0, top if top > 0 else 1.0)
     # hv.Image draws an array's first row at the top, as the image is seen: row r of the
     # picture spans y ∈ [h − r − 1, h − r], where the markers below put it too
     image = hv.Image(img, bounds=(0, 0, w, h), kdims=["column", "row"],
                      vdims=["|w|"]).opts(cmap="Blues", colorbar=True, tools=["hover"],
+                                         clim=clim,
                                          title=title, data_aspect=1, xaxis=None, yaxis=None,
                                          framewise=True)
     rows, cols = np.divmod(np.asarray(selected, dtype=int), w)

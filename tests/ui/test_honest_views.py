@@ -63,3 +63,22 @@ def test_grfl_counts_input_variables_everywhere(page: Page, server):
     shown = wait_for(lambda: page.evaluate(ROWS), timeout=10)
     assert len(shown["rows"]) == n_input
     assert f"over {n_input} input variable" in text(page, ".explanation")
+
+
+def test_each_step_draws_its_own_iteration_within_a_second(page: Page, server):
+    from .test_truth import FIGURE
+
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=3")
+    settled_status(page)
+
+    def drawn(n):
+        kept = page.evaluate(FIGURE, "selected features per iteration") or {"glyphs": []}
+        iterations = [len(g["cols"].get("iteration", [])) for g in kept["glyphs"]]
+        image = page.evaluate(FIGURE, "|w| on the") or {"title": ""}
+        return (n in iterations and f"iteration {n}" in image["title"]) or None
+
+    for n in (1, 2, 3):
+        page.locator(".btn-step button").click()
+        wait_for(lambda: f"iteration {n} " in status(page) and "paused" in status(page),
+                 timeout=20)
+        wait_for(lambda: drawn(n), timeout=1.0, interval=0.05)

@@ -539,3 +539,17 @@ def test_one_vs_rest_records_are_drawn_class_after_class(ovr_fit):
     labels = {getattr(item.label, "value", item.label)
               for legend in root.select({"type": Legend}) for item in legend.items}
     assert "next class (one-vs-rest)" not in labels
+
+
+def _clim(overlay):
+    image = overlay.get(0)
+    options = {**hv.Store.lookup_options("bokeh", image, "plot").kwargs,
+               **hv.Store.lookup_options("bokeh", image, "style").kwargs}
+    return tuple(options["clim"])
+
+
+def test_an_empty_weight_image_has_a_zero_to_one_scale_not_one_around_zero():
+    assert _clim(viz.weight_image(np.zeros(64), (8, 8), [])) == (0.0, 1.0)
+    w = np.zeros(64)
+    w[5] = -3.0
+    assert _clim(viz.weight_image(w, (8, 8), [5])) == (0.0, 3.0)

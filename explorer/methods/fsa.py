@@ -108,7 +108,8 @@ class FSA(BaseSelector):
                   help="second-order prior (13)", when={"basis": ("piecewise_linear",)}),
         ParamSpec("standardize", "standardize", True, "bool"),
         ParamSpec("fit_intercept", "intercept", True, "bool"),
-        ParamSpec("warm_start", "warm start", False, "bool", live=False, help="start from the previous β"),
+        ParamSpec("warm_start", "warm start", False, "bool", live=False,
+                  help="start from the previous β"),
     )
 
     def __init__(self, k: int = 10, loss: str = "logistic", mu: float = 300.0,

@@ -79,6 +79,6 @@ def test_each_step_draws_its_own_iteration_within_a_second(page: Page, server):
 
     for n in (1, 2, 3):
         page.locator(".btn-step button").click()
-        wait_for(lambda: f"iteration {n} " in status(page) and "paused" in status(page),
+        wait_for(lambda n=n: f"iteration {n} " in status(page) and "paused" in status(page),
                  timeout=20)
-        wait_for(lambda: drawn(n), timeout=1.0, interval=0.05)
+        wait_for(lambda n=n: drawn(n), timeout=1.0, interval=0.05)

@@ -10,7 +10,7 @@ if not hasattr(sys.modules.get("explorer"), "__path__"):
 
 import panel as pn  # noqa: E402
 
-from explorer.ui import enforce_websocket_origins, quiet_closed_pages  # noqa: E402
+from explorer.ui import enforce_websocket_origins, page_template, quiet_closed_pages  # noqa: E402
 from explorer.ui._worker import warm_up_kernels  # noqa: E402
 from explorer.ui.teaching import FGMTeachingPage  # noqa: E402
 
@@ -20,5 +20,4 @@ enforce_websocket_origins()  # the allowed origins hold for same-origin pages to
 pn.extension(sizing_mode="stretch_width")
 
 page = FGMTeachingPage()
-pn.template.FastListTemplate(title=page.title, main=[page],
-                             header_background="#1f4e79").servable(title=page.title)
+page_template(page.title, main=[page]).servable(title=page.title)

@@ -159,35 +159,35 @@ def _number_format(step: float) -> str:
     return "0" if decimals == 0 else "0." + "0" * decimals
 
 
-class AutoKnob(pn.Column):
-    """A nullable knob's *auto* box and the slider it disables. While auto is ticked the
-    slider shows the value the last fit used (:meth:`show_used`), so the disabled slider
-    never shows a value that is not in use, and unticking auto starts from it."""
-
-    def show_used(self, value) -> None:
-        slider = self.objects[1]
-        if not isinstance(value, (int, float, np.integer, np.floating)) or \
-                isinstance(value, bool) or not np.isfinite(value):
-            return
-        if isinstance(slider, pn.widgets.DiscreteSlider):
-            options = dict(slider.options)
-            numbers = [v for v in options.values() if isinstance(v, (int, float))]
-            value = int(value) if numbers and all(isinstance(v, int) for v in numbers) \
-                else float(value)
-            if value not in options.values():
-                options[_fmt(value)] = value
-                options = dict(sorted(options.items(), key=lambda kv: (
-                    not isinstance(kv[1], (int, float)), kv[1] if isinstance(
-                        kv[1], (int, float)) else 0)))
-                slider.options = options
-            slider.value = value
-        else:
-            value = int(value) if isinstance(slider, pn.widgets.IntSlider) else float(value)
-            if value < slider.start:
-                slider.start = value
-            if value > slider.end:
-                slider.end = value
-            slider.value = value
+def show_used(knob, value) -> bool:
+    """Make a nullable knob's disabled slider (the *auto* box's, :func:`_with_auto`) show the
+    value the last fit used, so it never shows a value that is not in use and unticking
+    auto starts from it. Returns False for a widget that is not an *auto* knob."""
+    if not isinstance(knob, pn.Column) or len(knob.objects) != 2 or \
+            not isinstance(knob.objects[0], pn.widgets.Checkbox):
+        return False
+    slider = knob.objects[1]
+    if not isinstance(value, (int, float, np.integer, np.floating)) or \
+            isinstance(value, bool) or not np.isfinite(value):
+        return False
+    if isinstance(slider, pn.widgets.DiscreteSlider):
+        options = dict(slider.options)
+        numbers = [v for v in options.values() if isinstance(v, (int, float))]
+        value = int(value) if numbers and all(isinstance(v, int) for v in numbers) \
+            else float(value)
+        if value not in options.values():
+            options[_fmt(value)] = value
+            slider.options = dict(sorted(options.items(), key=lambda kv: (
+                not isinstance(kv[1], (int, float)),
+                kv[1] if isinstance(kv[1], (int, float)) else 0)))
+        slider.value = value
+    elif isinstance(slider, (pn.widgets.IntSlider, pn.widgets.FloatSlider)):
+        value = int(value) if isinstance(slider, pn.widgets.IntSlider) else float(value)
+        slider.start, slider.end = min(slider.start, value), max(slider.end, value)
+        slider.value = value
+    else:
+        return False
+    return True
 
 
 def _with_auto(spec: ParamSpec, slider, auto: bool, on_change, css):
@@ -208,7 +208,7 @@ def _with_auto(spec: ParamSpec, slider, auto: bool, on_change, css):
 
     box.param.watch(on_box, "value")
     slider.param.watch(on_slider, "value_throttled")
-    return AutoKnob(box, slider, css_classes=css, sizing_mode="stretch_width", margin=0)
+    return pn.Column(box, slider, css_classes=css, sizing_mode="stretch_width", margin=0)
 
 
 def widgets_for(specs, values: dict, on_change, **sizes) -> dict:

@@ -17,6 +17,7 @@ import panel as pn
 from ..methods import REGISTRY
 from ..metrics import METRICS, metrics_for
 from . import _widgets as W
+from ._page import page_template
 from ._state import UPLOAD, ExplorerState, available_datasets, max_upload_mb
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 
@@ -420,9 +421,8 @@ class ExplorerApp(pn.viewable.Viewer):
     def _show_used_values(self) -> None:
         """Each *auto* knob's slider shows the value the fit used (``<name>_``)."""
         for name, value in self.state.used_auto_values().items():
-            widget = self._knobs.get(name)
-            if isinstance(widget, W.AutoKnob):
-                widget.show_used(value)
+            if name in self._knobs:
+                W.show_used(self._knobs[name], value)
 
     def _draw_map(self) -> None:
         self.sparsity.show(self.state.records, self.state.data)
@@ -525,9 +525,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self._on_version()
             pn.state.on_session_destroyed(lambda ctx: self.state.close())
             pn.state.onload(self._on_load)
-            template = pn.template.FastListTemplate(
-                title=title, sidebar=[self.controls()], main=[self.main()],
-                sidebar_width=340, header_background="#1f4e79")
+            template = page_template(title, main=[self.main()], sidebar=[self.controls()])
             self._layout = template
             return template
         return self

@@ -31,7 +31,7 @@ $(NOTEBOOK_STAMP): $(STAMP)
 	@touch $(NOTEBOOK_STAMP)
 
 notebook: $(NOTEBOOK_STAMP)
-	$(VENV)/bin/jupyter lab examples/explorer.ipynb
+	$(VENV)/bin/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) examples/explorer.ipynb
 
 ## Install (if needed), including Debian's chromium for the browser tests, and run every test.
 test: install chromium

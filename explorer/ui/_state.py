@@ -564,7 +564,9 @@ class ExplorerState(param.Parameterized):
         self.estimator = estimator
         self.records = list(getattr(estimator, "history_", []))
         self.n_records = len(self.records)
-        self._pending_reset = True
+        # the views draw these records themselves; no fit is starting, so the next poll must
+        # not tell them to start over (it emptied the curves once a notebook went idle)
+        self._pending_reset = False
         if self.records:
             self._set_status(self.records[-1])
             self.status = self.status.replace(" · running…", "")

@@ -168,6 +168,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.step_button = W.button("Step", "btn-step", "default")
         self.run_button.on_click(lambda e: self._press(s.run))
         self.stop_button.on_click(lambda e: self._press(s.stop))
+        self.stop_button.disabled = not s.running
         self.step_button.on_click(lambda e: self._press(s.step))
         self.sweep_button = W.button("Sweep", "btn-sweep", "default")
         self.sweep_button.on_click(lambda e: self._sweep_now())

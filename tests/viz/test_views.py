@@ -553,3 +553,20 @@ def test_an_empty_weight_image_has_a_zero_to_one_scale_not_one_around_zero():
     w = np.zeros(64)
     w[5] = -3.0
     assert _clim(viz.weight_image(w, (8, 8), [5])) == (0.0, 3.0)
+
+
+def test_explorer_around_a_fitted_estimator_keeps_its_curves_when_polled():
+    """In a notebook the app's poll runs once the kernel is idle: it must not empty the
+    fitted model's curves, and Stop is not lit when nothing runs."""
+    data = make("digits-3v8").split(test_size=0.3, seed=0)
+    fgm = FGM(B=5).fit(data.X, data.y)
+    app = ExplorerApp(dataset=data, estimator=fgm)
+    try:
+        pn.panel(app).get_root()
+        for _ in range(5):
+            app._tick()
+        assert app.convergence.n_points == ConvergenceView(estimator=fgm).n_points > 10
+        assert app.stop_button.disabled and not app.state.running
+        assert f"Selected: {fgm.n_selected_} features" in app.state.status
+    finally:
+        app.state.close()

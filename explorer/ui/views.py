@@ -286,10 +286,14 @@ class SparsityView(pn.viewable.Viewer):
         """A fresh DynamicMap whenever the kind of picture changes (image ↔ map)."""
         self._kind = self._kind_of(self.dataset)
         self._pipe = Pipe(data={"records": [], "dataset": self.dataset})
-        if self._kind == "image":  # square pixels, as the picture is
-            sizing = dict(frame_height=self.height - 60)
+        if self._kind == "image":  # square pixels, as the picture is: a figure of fixed
+            # size (stretched to the page's width, its canvas cropped the grid and pushed
+            # the toolbar aside)
+            sizing = dict(frame_height=self.height - 60, frame_width=self.height - 60)
+            self.pane.sizing_mode = "fixed"
         else:  # features along the width: as wide as the page allows
             sizing = dict(responsive=True, height=self.height)
+            self.pane.sizing_mode = "stretch_width"
         self.pane.object = hv.DynamicMap(self._render, streams=[self._pipe]).opts(
             hv.opts.Image(**sizing), hv.opts.Overlay(**sizing))
 

@@ -570,3 +570,17 @@ def test_explorer_around_a_fitted_estimator_keeps_its_curves_when_polled():
         assert f"Selected: {fgm.n_selected_} features" in app.state.status
     finally:
         app.state.close()
+
+
+def test_a_standalone_image_map_is_a_fixed_square_figure_with_its_colorbar(fgm_fit):
+    """Shown on its own (a notebook cell), the |w| grid keeps square pixels and its colorbar:
+    a figure stretched to the cell's width cropped the grid to three columns."""
+    from bokeh.models import ColorBar, Plot
+
+    ds, est = fgm_fit
+    root = pn.panel(SparsityView(estimator=est, dataset=ds)).get_root()
+    figures = [m for m in root.references() if isinstance(m, Plot)]
+    assert len(figures) == 1
+    fig = figures[0]
+    assert fig.sizing_mode in (None, "fixed") and fig.frame_width == fig.frame_height
+    assert any(isinstance(m, ColorBar) for m in root.references())

@@ -23,6 +23,9 @@ def test_example_notebook_executes(path, tmp_path):
     assert not errors
     texts = "".join(o.get("text", "") for cell in nb.cells for o in cell.get("outputs", []))
     assert "features, test accuracy" in texts
+    # the watched fit drew every record it made
+    watched = texts.split("watched fit:")[1].split()
+    assert int(watched[0]) == int(watched[2]) > 0
     # ExplorerApp around a fitted estimator draws its history (it used to show empty curves)
     drawn = int(texts.split("convergence points drawn:")[1].split()[0])
     assert drawn > 10

@@ -5,11 +5,13 @@ and ``SelectedTable`` are usable on their own (e.g. ``ConvergenceView(estimator=
 notebook). ``ExplorerState`` holds all logic without Panel.
 """
 
+from ._live import LiveFit
 from ._page import page_template
 from ._server import enforce_websocket_origins, quiet_closed_pages
 from ._state import ExplorerState
 from .app import ExplorerApp
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 
-__all__ = ["AccuracyView", "ConvergenceView", "ExplorerApp", "ExplorerState", "SelectedTable",
+__all__ = ["AccuracyView", "ConvergenceView", "ExplorerApp", "ExplorerState", "LiveFit",
+           "SelectedTable",
            "SparsityView", "enforce_websocket_origins", "page_template", "quiet_closed_pages"]

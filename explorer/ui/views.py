@@ -24,6 +24,7 @@ from holoviews.streams import Buffer, Pipe
 from .. import viz
 from ..metrics import METRICS
 from . import _widgets as W
+from ._live import LiveFit
 
 MAP_COLUMNS = 1000  # features drawn in the entries-and-exits map (the most recent first)
 
@@ -166,6 +167,15 @@ class ConvergenceView(pn.viewable.Viewer):
         """:meth:`configure` from a method class's declarations."""
         self.configure(bounds=cls.has_bounds, inner=cls.has_inner_trace,
                        schedule=cls.has_schedule)
+
+    def watch(self, estimator, X, y, **fit_kwargs) -> LiveFit:
+        """Fit ``estimator`` in the background and draw its records here as they come (a
+        notebook: the cell returns at once; ``.result()`` waits for the model, ``.stop()``
+        ends the fit after its current iteration). The view starts over, set up for the
+        estimator's method."""
+        self.configure_for(type(estimator))
+        self.reset()
+        return LiveFit(estimator, X, y, [self], **fit_kwargs)
 
     def show_bounds(self, visible: bool) -> None:
         self.bounds_box.visible = visible

@@ -124,7 +124,7 @@ def test_views_in_jupyterlab(page: Page, lab):
     wait_for(lambda: _idle(page), timeout=60)
     for i in (0, 1):
         _run_cell(page, i)
-        wait_for(lambda: _idle(page) and page.locator(".jp-Notebook .jp-CodeCell").nth(
+        wait_for(lambda i=i: _idle(page) and page.locator(".jp-Notebook .jp-CodeCell").nth(
             i).locator(".jp-InputPrompt").inner_text().strip() not in ("[*]:", "[ ]:"),
             timeout=120)
     page.wait_for_timeout(3000)  # the kernel idle: the app's poll has run many times

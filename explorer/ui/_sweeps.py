@@ -25,6 +25,7 @@ class Sweeps:
         self.token = 0
         self.total = 0
         self.pending_reset = False
+        self.swept: list[str] = []  # the methods of the sweep in flight (or the last one)
 
     def methods(self, state) -> list[str]:
         """The current method and the chosen baselines that can run on the data."""
@@ -47,6 +48,7 @@ class Sweeps:
         self.clear()
         measures = M.metrics_for(state.data.task)
         methods = self.methods(state)
+        self.swept = list(methods)
         self.total = n_points * len(methods)
         data = state.data
         jobs = []

@@ -136,6 +136,8 @@ class ExplorerApp(pn.viewable.Viewer):
         self._building = False
         self._sweep_after_fit = False
         self._swept_version = -1
+        self._accuracy_methods: tuple[str, ...] = ()
+        self._accuracy_stale = False
         self.tabs = None
         self._build_controls()
         self.state.param.watch(self._on_version, "data_version")
@@ -314,16 +316,15 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _on_version(self, *_):
         self.convergence.configure_for(self.state.method_class)
-        self.sparsity.dataset = self.state.data
         self.sparsity.show([], self.state.data)
         self.convergence.reset()
-        self.accuracy.show(self.state.sweep_frame)
+        self._show_accuracy(methods=self.state.sweep_methods())
         self.selected.show(self.state.selected_frame())
         self._update_summary()
         self._refresh_metric_options()
 
     def _on_metric(self, *_):
-        self.accuracy.show(self.state.sweep_frame, self.state.metric)
+        self._show_accuracy()
 
     def _refresh_metric_options(self):
         data = self.state.data
@@ -412,8 +413,10 @@ class ExplorerApp(pn.viewable.Viewer):
             if self._sweep_after_fit:
                 self._sweep_after_fit = False
                 self._maybe_sweep()
-        if update.sweep_reset or update.sweep_rows:
-            self.accuracy.show(self.state.sweep_frame, self.state.metric)
+        if update.sweep_reset:
+            self._show_accuracy(methods=self.state.sweeps.swept)
+        elif update.sweep_rows:
+            self._show_accuracy()
 
     def _method_label(self) -> str:
         cls = self.state.method_class
@@ -430,6 +433,24 @@ class ExplorerApp(pn.viewable.Viewer):
         self._last_map = time.perf_counter()
         self._map_dirty = False
 
+    def _show_accuracy(self, methods=None) -> None:
+        """Draw the sweep now if its tab is shown, else when it is next shown: a figure of
+        a hidden tab updated in place was left without a view in the browser (a stream of
+        "cannot find a view for Legend" page errors after the tab had been opened once)."""
+        if methods is not None:
+            self._accuracy_methods = tuple(methods)
+        if not self._accuracy_methods and self.state.data is not None:
+            # the methods a sweep would draw, from the start: the figure's legend then exists
+            # before the first row (a legend added to a figure in a hidden tab was left
+            # without a view: "cannot find a view for Legend" on every later layout)
+            self._accuracy_methods = tuple(self.state.sweep_methods())
+        if self.tabs is None or self._accuracy_visible():
+            self.accuracy.show(self.state.sweep_frame, self.state.metric,
+                               methods=self._accuracy_methods)
+            self._accuracy_stale = False
+        else:
+            self._accuracy_stale = True
+
     def _accuracy_visible(self) -> bool:
         return self.tabs is not None and self.tabs.active == 1
 
@@ -443,6 +464,8 @@ class ExplorerApp(pn.viewable.Viewer):
 
     @reported
     def _on_tab(self, event):
+        if event.new == 1 and self._accuracy_stale:
+            self._show_accuracy()
         if event.new == 1 and not self.state.running:
             self._maybe_sweep()
         elif event.new == 1:
@@ -454,7 +477,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.convergence.one_shot(self.state.records, self._method_label())
         self.sparsity.show(self.state.records, self.state.data)
         self.selected.show(self.state.selected_frame())
-        self.accuracy.show(self.state.sweep_frame, self.state.metric)
+        self._show_accuracy()
 
     def _start_polling(self):
         if self._callback is None:

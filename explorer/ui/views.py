@@ -308,9 +308,12 @@ class SparsityView(pn.viewable.Viewer):
             hv.opts.Image(**sizing), hv.opts.Overlay(**sizing))
 
     def show(self, records, dataset=None) -> None:
-        if dataset is not None:
+        """Draw ``records`` over ``dataset``; another dataset gets a figure of its own (its
+        legend's entries — true features or not — are fixed per dataset)."""
+        if dataset is not None and dataset is not self.dataset:
             self.dataset = dataset
-        if self._kind_of(self.dataset) != self._kind:
+            self._rebuild()
+        elif self._kind_of(self.dataset) != self._kind:
             self._rebuild()
         self._pipe.send({"records": list(records), "dataset": self.dataset})
         _forget_drawn(self.pane)
@@ -327,18 +330,25 @@ class AccuracyView(pn.viewable.Viewer):
         super().__init__(**params)
         _ensure_backend()
         self.metric = metric
-        self._pipe = Pipe(data=(frame if frame is not None else pd.DataFrame(), metric))
+        self.methods: tuple[str, ...] = ()
+        self._pipe = Pipe(data=(frame if frame is not None else pd.DataFrame(), metric, ()))
         self.pane = pn.pane.HoloViews(
             linked_axes=False, object=hv.DynamicMap(lambda data: viz.accuracy_plot(
-                data[0], data[1], METRICS[data[1]].label if data[1] in METRICS else data[1]),
+                data[0], data[1], METRICS[data[1]].label if data[1] in METRICS else data[1],
+                methods=data[2]),
                 streams=[self._pipe]).opts(hv.opts.Overlay(
                     responsive=True, height=height, title="test measure versus #features",
                     show_grid=True, **viz.BEST_LEGEND)),
             sizing_mode="stretch_width", css_classes=["view-accuracy"])
 
-    def show(self, frame: pd.DataFrame, metric: str | None = None) -> None:
+    def show(self, frame: pd.DataFrame, metric: str | None = None,
+             methods: tuple[str, ...] | None = None) -> None:
+        """Draw ``frame``; ``methods`` (the ones being swept) get their curves and legend
+        entries from the start, empty until their rows arrive."""
         self.metric = metric or self.metric
-        self._pipe.send((frame, self.metric))
+        if methods is not None:
+            self.methods = tuple(methods)
+        self._pipe.send((frame, self.metric, self.methods))
         _forget_drawn(self.pane)
 
     def __panel__(self):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import holoviews as hv
 import numpy as np
 import pandas as pd
@@ -306,7 +308,8 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
                                          title=title, data_aspect=1, xaxis=None, yaxis=None,
                                          framewise=True)
     rows, cols = np.divmod(np.asarray(selected, dtype=int), w)
-    points = hv.Points((cols + 0.5, h - rows - 0.5), label="selected" if rows.size else "").opts(
+    # the legend's entries are fixed by the dataset (see selection_map)
+    points = hv.Points((cols + 0.5, h - rows - 0.5), label="selected").opts(
         color=SELECTED_COLOR, marker="square", size=6, fill_alpha=0, line_width=2)
     tr, tc = np.divmod(np.asarray([] if truth is None else truth, dtype=int), w)
     true = hv.Points((tc + 0.5, h - tr - 0.5), label="true" if tr.size else "").opts(
@@ -332,8 +335,11 @@ def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | N
     xs = np.zeros(0)
     if truth is not None and len(columns):
         xs = np.flatnonzero(np.isin(columns, truth)) + 0.5
+    # a legend's entries fixed by the dataset, not by what this frame holds: an entry that
+    # comes and goes restyles the legend in place, which BokehJS reported as "cannot find a
+    # view for Legend" on every such update
     true = hv.Scatter((xs, np.full(xs.size, n_rows + 0.5)),
-                      label="true feature" if xs.size else "").opts(
+                      label="true feature" if truth is not None and len(truth) else "").opts(
         color=TRUTH_COLOR, marker="inverted_triangle", size=8, framewise=True)
     edges = np.asarray(group_edges if group_edges is not None else [], dtype=float)
     segments = hv.Segments((edges, np.full(edges.size, 0.5), edges,
@@ -345,16 +351,30 @@ def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | N
     return (image * true * segments).opts(legend_position="bottom")
 
 
-def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None) -> hv.Overlay:
-    """Metric versus #selected features, one curve (with points) per method."""
+def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
+                  methods: Sequence[str] = ()) -> hv.Overlay:
+    """Metric versus #selected features, one curve (with points) per method: ``methods``
+    (those being swept, each drawn from the start, empty until its rows arrive, so the
+    legend's entries do not change as a sweep fills in), then any other in ``frame``."""
     label = label or metric
     x = hv.Dimension("swept_n_selected", label="#selected features")
     if frame is None or frame.empty or metric not in frame:
-        empty = hv.Curve([], x, metric).opts(xlabel="#selected features", ylabel=label)
-        return hv.Overlay([empty])
+        frame = pd.DataFrame({"method": pd.Series([], dtype=object),
+                              "n_selected": pd.Series([], dtype=float),
+                              metric: pd.Series([], dtype=float),
+                              "value": pd.Series([], dtype=float),
+                              "fit_time": pd.Series([], dtype=float)})
+        if not methods:
+            empty = hv.Curve([], x, metric).opts(xlabel="#selected features", ylabel=label)
+            return hv.Overlay([empty])
     frame = frame.rename(columns={"n_selected": "swept_n_selected"})
+    for column in ("value", "fit_time"):
+        if column not in frame:
+            frame[column] = np.nan
+    order = list(dict.fromkeys([*map(str, methods), *map(str, frame["method"].unique())]))
     items = []
-    for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
+    for i, method in enumerate(order):
+        rows = frame[frame["method"].astype(str) == method]
         rows = rows.sort_values("swept_n_selected")
         color = PALETTE[i % len(PALETTE)]
         items.append(hv.Curve(rows, x, metric, label=str(method)).opts(

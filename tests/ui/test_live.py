@@ -1,4 +1,7 @@
-"""LiveFit: a fit in a background thread whose records reach the views on the event loop."""
+"""LiveFit: a fit in a background thread whose records reach the views on the event loop.
+
+Each test runs in a thread of its own: the browser tests' Playwright keeps an event loop
+running in the main thread of the test session, which LiveFit would (rightly) use."""
 
 from __future__ import annotations
 
@@ -18,6 +21,24 @@ def digits():
     return make("digits-3v8")
 
 
+def in_thread(fn):
+    """Run ``fn()`` in a fresh thread (no event loop there) and return its result."""
+    out = {}
+
+    def run():
+        try:
+            out["value"] = fn()
+        except BaseException as exc:  # re-raised in the test's thread
+            out["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(120)
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
 class Recorder:
     def __init__(self):
         self.batches, self.threads = [], set()
@@ -29,7 +50,7 @@ class Recorder:
 
 def test_without_an_event_loop_the_records_reach_the_view_as_they_come(digits):
     view = ConvergenceView()
-    live = view.watch(FGM(B=5), digits.X, digits.y)
+    live = in_thread(lambda: view.watch(FGM(B=5), digits.X, digits.y))
     est = live.result(60)
     assert [r.iteration for r in live.records] == [r.iteration for r in est.history_]
     assert view.n_points == ConvergenceView(estimator=est).n_points
@@ -46,8 +67,10 @@ def test_on_an_event_loop_records_are_pushed_by_the_loop_in_batches(digits):
         await asyncio.sleep(0.2)  # the last flush
         return live
 
-    loop_thread = threading.current_thread().name
-    live = asyncio.run(main())
+    def run():
+        return threading.current_thread().name, asyncio.run(main())
+
+    loop_thread, live = in_thread(run)
     model = live.result()
     pushed = [r for batch in recorder.batches for r in batch]
     assert [r.iteration for r in pushed] == [r.iteration for r in model.history_]

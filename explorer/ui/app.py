@@ -138,6 +138,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self._swept_version = -1
         self._accuracy_methods: tuple[str, ...] = ()
         self._accuracy_stale = False
+        self._selected_stale = False
         self.tabs = None
         self._build_controls()
         self.state.param.watch(self._on_version, "data_version")
@@ -319,7 +320,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.sparsity.show([], self.state.data)
         self.convergence.reset()
         self._show_accuracy(methods=self.state.sweep_methods())
-        self.selected.show(self.state.selected_frame())
+        self._show_selected()
         self._update_summary()
         self._refresh_metric_options()
 
@@ -407,7 +408,7 @@ class ExplorerApp(pn.viewable.Viewer):
         if update.reset and not update.finished:  # a new fit: its curves will come
             self.convergence.one_shot([])
         if update.finished:
-            self.selected.show(self.state.selected_frame())
+            self._show_selected()
             self._show_used_values()
             self.convergence.one_shot(self.state.records, self._method_label())
             if self._sweep_after_fit:
@@ -432,6 +433,17 @@ class ExplorerApp(pn.viewable.Viewer):
         self.sparsity.show(self.state.records, self.state.data)
         self._last_map = time.perf_counter()
         self._map_dirty = False
+
+    def _show_selected(self) -> None:
+        """Fill the table now if its tab is shown, else when it is next shown. Panel updates
+        a hidden tab's models outside their document and then rewrites the stylesheet links
+        it shares with every other model to its CDN (offline, every later update of the
+        page requested loading.css from the internet and failed)."""
+        if self.tabs is None or self.tabs.active == 2:
+            self.selected.show(self.state.selected_frame())
+            self._selected_stale = False
+        else:
+            self._selected_stale = True
 
     def _show_accuracy(self, methods=None) -> None:
         """Draw the sweep now if its tab is shown, else when it is next shown: a figure of
@@ -466,6 +478,8 @@ class ExplorerApp(pn.viewable.Viewer):
     def _on_tab(self, event):
         if event.new == 1 and self._accuracy_stale:
             self._show_accuracy()
+        if event.new == 2 and self._selected_stale:
+            self._show_selected()
         if event.new == 1 and not self.state.running:
             self._maybe_sweep()
         elif event.new == 1:
@@ -476,7 +490,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.convergence.push(self.state.records)
         self.convergence.one_shot(self.state.records, self._method_label())
         self.sparsity.show(self.state.records, self.state.data)
-        self.selected.show(self.state.selected_frame())
+        self._show_selected()
         self._show_accuracy()
 
     def _start_polling(self):

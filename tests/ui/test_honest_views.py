@@ -60,7 +60,8 @@ def test_grfl_counts_input_variables_everywhere(page: Page, server):
     page.locator(".view-tabs").get_by_text("Selected features").click()
     from .test_selected_tab import ROWS
 
-    shown = wait_for(lambda: page.evaluate(ROWS), timeout=10)
+    shown = wait_for(lambda: (lambda t: t if t and t["rows"] else None)(page.evaluate(ROWS)),
+                     timeout=10)
     assert len(shown["rows"]) == n_input
     assert f"over {n_input} input variable" in text(page, ".explanation")
 

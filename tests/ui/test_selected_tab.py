@@ -39,7 +39,8 @@ def test_selected_features_tab_renders_and_downloads(page: Page, server, method,
     line = settled_status(page, timeout=60)
     n = int(re.search(r"Selected: (\d+) (?:input )?features", line).group(1))
     page.locator(".view-tabs").get_by_text("Selected features").click()
-    shown = wait_for(lambda: page.evaluate(ROWS), timeout=10)
+    shown = wait_for(lambda: (lambda t: t if t and len(t["rows"]) == min(n, 200) else None)(
+        page.evaluate(ROWS)), timeout=10)
     rows, head = shown["rows"], shown["head"]
     assert len(rows) == min(n, 200), (len(rows), n)
     # the page still answers: a script runs and a screenshot is taken within 5 s

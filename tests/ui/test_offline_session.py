@@ -1,6 +1,8 @@
 """A whole session on a machine without internet: no failed request (nothing is fetched
-from outside the server), and no page or console error, on the explorer and the lessons (Panel rewrote the stylesheet links every model shares to its CDN once a hidden
-tab's table was updated: the app fills a hidden tab when it is next shown)."""
+from outside the server), and no page or console error, on the explorer and the lessons.
+
+(Panel rewrote the stylesheet links every model shares to its CDN once a hidden tab's table
+was updated: the app fills a hidden tab when it is next shown.)"""
 
 from __future__ import annotations
 

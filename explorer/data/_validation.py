@@ -168,7 +168,8 @@ def check_labels(y, *, task: str = "classification", source: str | None = None,
         classes = np.unique(y)
         if len(classes) < 2:
             raise DataError(
-                f"{what} has a single class ({classes[0]!r}): there is nothing to separate",
+                f"{what} has a single class ({_plain(classes[0])!r}): there is nothing to "
+                "separate",
                 source=source)
     elif task == "regression" and np.ptp(y.astype(float)) == 0:
         raise DataError(f"{what} is constant: there is nothing to fit", source=source)
@@ -185,3 +186,8 @@ def check_binary(y, *, method: str, source: str | None = None) -> np.ndarray:
             f"the labels have {len(classes)} classes ({shown}); pick a two-class dataset (e.g. "
             "digits-3v8) or a method with a multi-class form", source=source)
     return classes
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds, for messages (1, not np.int64(1))."""
+    return value.item() if isinstance(value, np.generic) else value

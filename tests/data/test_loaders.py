@@ -230,7 +230,7 @@ def test_nan_and_inf(tmp_path):
 
 def test_label_column_with_one_class(tmp_path):
     (tmp_path / "one.csv").write_text("a,b,y\n1,2,1\n3,4,1\n5,6,1\n")
-    _expect(tmp_path / "one.csv", "single class")
+    _expect(tmp_path / "one.csv", "single class (1)")  # the value, not np.int64(1)
     (tmp_path / "one.svm").write_text("1 1:2\n1 1:3\n")
     _expect(tmp_path / "one.svm", "single class")
 

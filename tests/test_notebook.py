@@ -39,3 +39,39 @@ def test_example_notebook_executes(path, tmp_path):
             if o.get("output_type") in ("display_data", "execute_result")]
     assert any("application/vnd.holoviews_load.v0+json" in o.get("data", {}) or
                "text/html" in o.get("data", {}) for o in rich)
+
+
+@pytest.mark.slow
+def test_make_notebook_starts_jupyterlab_also_as_root():
+    """`make notebook` opens JupyterLab on the example (containers and JupyterHub images run
+    as root, where jupyter refuses to start without --allow-root)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen(["make", "notebook"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            env={**os.environ, "JUPYTER_PORT": str(port), "BROWSER": "true"})
+    seen = []
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+            if "is running at" in line or "Running as root is not recommended" in line:
+                break
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+        proc.stdout.close()
+    text = "".join(seen)
+    assert "Running as root is not recommended" not in text, text[-2000:]
+    assert "is running at" in text, text[-2000:]

@@ -27,18 +27,23 @@ def watched(page: Page):
     return page, problems
 
 
-def test_a_whole_session_offline_has_no_error_and_no_outside_request(watched, server):
-    page, problems = watched
-    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
-    before = settled_status(page)
-    page.locator(".param-loss select").select_option("logistic")
-    settled_status(page, differs_from=before)
+def visit_every_tab(page: Page) -> None:
+    """The accuracy tab until its sweep finishes, the table, then back to the map."""
     tabs = page.locator(".view-tabs")
     tabs.get_by_text("Accuracy vs #features").click()
     wait_text(page, ".sweep-status", "finished", timeout=120)
     tabs.get_by_text("Selected features").click()
     page.wait_for_timeout(500)
     tabs.get_by_text("Sparsity map").click()
+
+
+def test_a_whole_session_offline_has_no_error_and_no_outside_request(watched, server):
+    page, problems = watched
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    before = settled_status(page)
+    page.locator(".param-loss select").select_option("logistic")
+    settled_status(page, differs_from=before)
+    visit_every_tab(page)
     page.locator(".btn-step button").click()
     wait_text(page, ".explanation", "Outer iteration 1")
     page.locator(".btn-step button").click()
@@ -59,12 +64,7 @@ def test_every_tab_and_a_method_change_raise_no_page_error(page: Page, server):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
     before = settled_status(page)
-    tabs = page.locator(".view-tabs")
-    tabs.get_by_text("Accuracy vs #features").click()
-    wait_text(page, ".sweep-status", "finished", timeout=120)
-    tabs.get_by_text("Selected features").click()
-    page.wait_for_timeout(500)
-    tabs.get_by_text("Sparsity map").click()
+    visit_every_tab(page)
     page.locator(".param-loss select").select_option("logistic")
     before = settled_status(page, differs_from=before)
     page.locator(".btn-step button").click()

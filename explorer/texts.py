@@ -134,7 +134,9 @@ def _fsa(record) -> str:
         outcome = (f"the schedule keeps M_e = {kept}: {killed} "
                    f"variable{'s' if killed > 1 else ''} with the smallest |β| "
                    f"{'were' if killed > 1 else 'was'} killed for good")
-    return (f"Iteration {record.iteration + 1}: one gradient step on the "
+    eta = info.get("eta")
+    step = f" of size η = {eta:.3g}" if eta is not None else ""
+    return (f"Iteration {record.iteration + 1}: one gradient step{step} on the "
             f"{info.get('before', record.n_selected)} surviving variables "
             f"(loss {record.objective:.4g}), then {outcome}.")
 

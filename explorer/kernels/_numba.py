@@ -740,94 +740,118 @@ def _columns_dot(X, cols, count, r, g):
 # SIMD sums, IEEE otherwise; numpy's error model: a division is not checked for a zero
 # divisor (none can be zero here), which is what lets the per-example loops vectorise
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
-def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, b, eta,
-                    ridge, fit_intercept, schedule, e0, budget, first, compact_at, stop,
-                    loss_out, beta_out, alive_out, b_out):
-    """Up to ``budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on a dense working
-    matrix X (n × W, standardised implicitly by ``mean``/``scale``): outputs, loss, gradient
-    step with the ridge prior's exact prox, then keep the ``schedule[e]`` largest |β| of the
-    alive columns (ties: the earlier column). The compiled path of ``FSA``'s per-step loop,
-    the same arithmetic (sums reassociated for SIMD); ``beta``, ``alive`` (W,) are updated in
-    place.
+def _fsa_outputs(X, row_major, mean, scale, beta, alive, b, w, cols, f):
+    """f = Zβ + b for the alive columns of the implicitly standardised working matrix."""
+    n, W = X.shape
+    offset = b
+    n_moving = 0
+    for j in range(W):
+        if alive[j]:
+            w[j] = beta[j] / scale[j]
+            offset -= mean[j] * w[j]
+            cols[n_moving] = j  # compacted to the moving ones
+            n_moving += w[j] != 0.0
+        else:
+            w[j] = 0.0
+    if row_major and n_moving > 0:
+        for i in range(n):
+            acc = 0.0
+            for j in range(W):
+                acc += X[i, j] * w[j]
+            f[i] = acc + offset
+    else:  # (β = 0, the first step, needs no pass)
+        for i in range(n):
+            f[i] = offset
+        _columns_times(X, cols, n_moving, w, f)
 
-    Writes per step the loss before it, β, the alive mask and the intercept after it. Stops
-    early when the loss is not finite or exceeds 1e3·``first`` (status 1), β diverges (status
-    1, that step not written), another thread sets ``stop[0]`` (status 2), or ``compact_at``
-    columns are dead.
-    Returns (b, steps written, status, first)."""
+
+@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
+def _fsa_data_term(f, y, code, h, weight, r, scratch):
+    """(the mean loss at outputs f, Σ r) with r the loss's derivative per example."""
+    n = f.shape[0]
+    total = 0.0
+    rsum = 0.0
+    if code == 1:
+        # Σ log(1 + e^{−|z|}) as the log of products of up to 256 factors in (1, 2]: one
+        # log per 256 examples instead of one each (the loss is evaluated every iteration);
+        # branch-free, so that the signs of the margins cost no mispredictions and the
+        # loops vectorise
+        for i in range(n):
+            r[i] = abs(y[i] * f[i])
+        _exp_neg_inplace(r, scratch)
+        for i0 in range(0, n, 256):
+            product = 1.0
+            for i in range(i0, min(n, i0 + 256)):
+                product *= 1.0 + r[i]
+            total += np.log(product)
+        for i in range(n):
+            z = y[i] * f[i]
+            e = r[i]
+            total -= min(z, 0.0)
+            r[i] = -weight * y[i] * (1.0 if z < 0 else e) / (1.0 + e)
+            rsum += r[i]
+    else:
+        for i in range(n):
+            if code == 4:
+                value, d = _loss_scalar(f[i] - y[i], code, h)
+            else:
+                value, d = _loss_scalar(y[i] * f[i], code, h)
+                d *= y[i]
+            total += value
+            r[i] = weight * d
+            rsum += r[i]
+    return weight * total, rsum
+
+
+@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
+def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, b, eta,
+                    eta_max, streak, grow_after, max_halvings, slack, ridge, fit_intercept,
+                    schedule, e0, budget, first, compact_at, stop, loss_out, beta_out,
+                    alive_out, b_out, eta_out):
+    """Up to ``budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on a dense working
+    matrix X (n × W, standardised implicitly by ``mean``/``scale``): gradient step with the
+    ridge prior's exact prox, keep the ``schedule[e]`` largest |β| of the alive columns (ties:
+    the earlier column), the step size chosen by :class:`explorer.optim.annealing.StepRule`
+    (η halved until the new model lies under the data term's quadratic majoriser, doubled
+    after ``grow_after`` steps accepted at once, at most ``eta_max``; ``slack``: the test's
+    rounding allowance relative to the values). The compiled path of
+    ``AnnealingRun._step``, the same arithmetic (sums reassociated for SIMD); ``beta``,
+    ``alive`` (W,) are updated in place.
+
+    Writes per step the loss before it, β, the alive mask, the intercept and η after it.
+    Stops early when the loss is not finite or exceeds 1e3·``first`` (status 1), no halving
+    gives a finite step under the majoriser (status 1, that step not written), another
+    thread sets ``stop[0]`` (status 2), or ``compact_at`` columns are dead.
+    Returns (b, steps written, status, first, η, streak, objective of the final model)."""
     n, W = X.shape
     f = np.empty(n)
     r = np.empty(n)
+    fc = np.empty(n)
+    rc = np.empty(n)
     scratch = np.empty(n)
     w = np.empty(W)
     g = np.empty(W)
+    beta_c = np.empty(W)
+    alive_c = np.empty(W, dtype=np.bool_)
     cols = np.empty(W, dtype=np.int64)  # the alive columns (column-major products)
-    moving = np.empty(W, dtype=np.int64)  # … and those with w ≠ 0
-    denom = 1.0 + 2.0 * eta * ridge
+    moving = np.empty(W, dtype=np.int64)
     n_alive = 0
     for j in range(W):
         if alive[j]:
             n_alive += 1
+    _fsa_outputs(X, row_major, mean, scale, beta, alive, b, w, cols, f)
+    data, rsum = _fsa_data_term(f, y, code, h, weight, r, scratch)
     steps = 0
     status = 0
     for k in range(budget):
         if stop[0] != 0:
             status = 2
             break
-        offset = b
         prior = 0.0
-        n_moving = 0
         for j in range(W):
             if alive[j]:
-                w[j] = beta[j] / scale[j]
-                offset -= mean[j] * w[j]
                 prior += beta[j] * beta[j]
-                cols[n_moving] = j  # compacted below to the moving ones
-                n_moving += w[j] != 0.0
-            else:
-                w[j] = 0.0
-        if row_major and n_moving > 0:
-            for i in range(n):
-                acc = 0.0
-                for j in range(W):
-                    acc += X[i, j] * w[j]
-                f[i] = acc + offset
-        else:  # (β = 0, the first step, needs no pass)
-            for i in range(n):
-                f[i] = offset
-            _columns_times(X, cols, n_moving, w, f)
-        total = 0.0
-        rsum = 0.0
-        if code == 1:
-            # Σ log(1 + e^{−|z|}) as the log of products of up to 256 factors in (1, 2]: one
-            # log per 256 examples instead of one each (the loss is evaluated every iteration);
-            # branch-free, so that the signs of the margins cost no mispredictions and the
-            # loops vectorise
-            for i in range(n):
-                r[i] = abs(y[i] * f[i])
-            _exp_neg_inplace(r, scratch)
-            for i0 in range(0, n, 256):
-                product = 1.0
-                for i in range(i0, min(n, i0 + 256)):
-                    product *= 1.0 + r[i]
-                total += np.log(product)
-            for i in range(n):
-                z = y[i] * f[i]
-                e = r[i]
-                total -= min(z, 0.0)
-                r[i] = -weight * y[i] * (1.0 if z < 0 else e) / (1.0 + e)
-                rsum += r[i]
-        else:
-            for i in range(n):
-                if code == 4:
-                    value, d = _loss_scalar(f[i] - y[i], code, h)
-                else:
-                    value, d = _loss_scalar(y[i] * f[i], code, h)
-                    d *= y[i]
-                total += value
-                r[i] = weight * d
-                rsum += r[i]
-        loss = weight * total + ridge * prior
+        loss = data + ridge * prior
         if np.isnan(first):
             first = loss
         if not np.isfinite(loss) or loss > 1e3 * max(first, 1e-12):
@@ -847,44 +871,87 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
                     moving[q] = j
                     q += 1
             _columns_dot(X, moving, q, r, g)
-        big = 0.0
         for j in range(W):
             if alive[j]:
-                beta[j] = (beta[j] - eta * (g[j] - mean[j] * rsum) / scale[j]) / denom
-        if fit_intercept:
-            b -= eta * rsum
+                g[j] = (g[j] - mean[j] * rsum) / scale[j]
+        gb = rsum if fit_intercept else 0.0
+        if streak >= grow_after and eta < eta_max:
+            eta = min(eta_max, 2.0 * eta)
+            streak = 0
         M = schedule[e0 + k]
-        if n_alive > M:
-            ids = np.empty(n_alive, dtype=np.int64)
-            size = np.empty(n_alive)
-            q = 0
+        rejected = False
+        accepted = False
+        b_c = b
+        data_c = rsum_c = 0.0
+        for _halving in range(max_halvings):
+            denom = 1.0 + 2.0 * eta * ridge
+            big = 0.0
+            finite = True
+            for j in range(W):
+                alive_c[j] = alive[j]
+                beta_c[j] = (beta[j] - eta * g[j]) / denom if alive[j] else 0.0
+            b_c = b - eta * gb
+            if n_alive > M:
+                ids = np.empty(n_alive, dtype=np.int64)
+                size = np.empty(n_alive)
+                q = 0
+                for j in range(W):
+                    if alive[j]:
+                        ids[q] = j
+                        size[q] = -abs(beta_c[j])
+                        q += 1
+                order = np.argsort(size, kind="mergesort")
+                for q in range(M, n_alive):
+                    j = ids[order[q]]
+                    alive_c[j] = False
+                    beta_c[j] = 0.0
+            for j in range(W):
+                if alive_c[j]:
+                    a = abs(beta_c[j])
+                    if not np.isfinite(a):
+                        finite = False
+                    elif a > big:
+                        big = a
+            if not finite or big > 1e150:
+                break
+            _fsa_outputs(X, row_major, mean, scale, beta_c, alive_c, b_c, w, cols, fc)
+            data_c, rsum_c = _fsa_data_term(fc, y, code, h, weight, rc, scratch)
+            lin = 0.0
+            sq = 0.0
             for j in range(W):
                 if alive[j]:
-                    ids[q] = j
-                    size[q] = -abs(beta[j])
-                    q += 1
-            order = np.argsort(size, kind="mergesort")
-            for q in range(M, n_alive):
-                j = ids[order[q]]
-                alive[j] = False
-                beta[j] = 0.0
-            n_alive = M
-        finite = True
-        for j in range(W):
-            if alive[j]:
-                a = abs(beta[j])
-                if not np.isfinite(a):
-                    finite = False
-                elif a > big:
-                    big = a
-        if not finite or big > 1e150:
+                    d = beta_c[j] - beta[j]
+                    lin += g[j] * d
+                    sq += d * d
+            db = b_c - b
+            bound = data + lin + gb * db + (sq + db * db) / (2.0 * eta)
+            if data_c <= bound + slack * max(abs(data), abs(data_c)) + 1e-300:
+                accepted = True
+                break
+            eta /= 2.0
+            rejected = True
+        if not accepted:
             status = 1
             break
+        streak = 0 if rejected else streak + 1
+        for j in range(W):
+            alive[j] = alive_c[j]
+            beta[j] = beta_c[j]
+        b = b_c
+        n_alive = min(n_alive, M)
+        f, fc = fc, f
+        r, rc = rc, r
+        data, rsum = data_c, rsum_c
         loss_out[k] = loss
         beta_out[k, :] = beta
         alive_out[k, :] = alive
         b_out[k] = b
+        eta_out[k] = eta
         steps = k + 1
         if W - n_alive >= compact_at:
             break
-    return b, steps, status, first
+    prior = 0.0
+    for j in range(W):
+        if alive[j]:
+            prior += beta[j] * beta[j]
+    return b, steps, status, first, eta, streak, data + ridge * prior

@@ -32,6 +32,7 @@ from ..optim.master import WarmStart
 from ..optim.schedules import fsa_schedule
 from .base import BaseSelector, Recorder, register
 
+SETTLED = 1e-6  # relative change of the objective in the last step of a converged run
 _PAPER_ETA = {"logistic": 20.0, "huber_svm": 1.0, "lorenz": 1.0, "squared": 1.0, "ranking": 1.0}
 
 
@@ -54,8 +55,10 @@ class FSA(BaseSelector):
         squared loss (unbounded gradient) and the piecewise-linear basis (unstandardised
         responses), where it is capped at 1.8/L, L = l''·λ_max(DᵀD/N) of the design the gradient
         sees, estimated by power iteration on up to 2,000 rows: η = 1 diverges on the paper's
-        own regression design (λ_max ≈ 19 for δ = 0.9) and η = 20 on hat responses. If the loss
-        still blows up the step is halved and the fit restarts; ``eta_`` is the rate used.
+        own regression design (λ_max ≈ 19 for δ = 0.9) and η = 20 on hat responses. η is an
+        upper bound: each step is halved until its model lies under the data term's quadratic
+        majoriser (so no step diverges or oscillates, on any input) and doubled back after a
+        step accepted at once; each record's ``info["eta"]`` is its step, ``eta_`` the last.
     ridge : float
         s in the prior ρ(β) = sβ² (λ in eq. 13).
     huber_h : float
@@ -189,9 +192,27 @@ class FSA(BaseSelector):
         if outcome == "stopped":
             recorder.stop()
         self._publish(run)
+        self._certify(run, outcome, recorder)
         self._warm = WarmStart(key=self._warm_key(n_features=m, piecewise=piecewise),
                                support=run.alive.copy(), coef=run.beta.copy(),
                                intercept=run.b)
+
+    def _certify(self, run: AnnealingRun, outcome: str, recorder: Recorder) -> None:
+        """``objective_``: the objective of the returned model (the last iterate: with the
+        step rule of :class:`~explorer.optim.annealing.StepRule` the objective only decreases
+        once the schedule stops killing, so it is also the best iterate with k variables);
+        ``converged_``: whether the last step changed it by at most ``SETTLED`` relatively.
+        A schedule that ends before that warns: more iterations would change the model."""
+        history = recorder.history
+        self.objective_ = float(run.final_loss)
+        before = history[-1].objective if history else np.nan
+        change = abs(before - self.objective_) / max(abs(self.objective_), 1e-12)
+        self.converged_ = bool(outcome == "done" and change <= SETTLED)
+        if outcome == "done" and not self.converged_:
+            recorder.warn(
+                f"FSA's schedule ended before the loss settled: its last step still changed the "
+                f"objective by {change:.2g} (relative; settled is {SETTLED:g}). The model is "
+                f"the last iterate; raise n_iter (now {int(self.n_iter)}) to let it converge.")
 
     def _publish(self, run: AnnealingRun) -> None:
         """The run's current model as this estimator's fitted attributes (in original units)."""

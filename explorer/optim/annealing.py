@@ -36,6 +36,8 @@ KEEP_COLUMN_MAJOR = 0.25    # a column-major working copy is compacted below thi
 LOCAL_BYTES = 512 * 2**20   # a dask working set this small is pulled into memory
 PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 MAX_RESTARTS = 30           # halvings of η before a diverging fit gives up
+MAX_HALVINGS = 60           # halvings of η inside one step before the fit counts as diverged
+GROW_AFTER = 1              # steps accepted at once after which η may double again
 _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 _NO_COLUMNS.setflags(write=False)
 _STEP_KEYS = frozenset(("M_e", "before", "killed", "weights", "values", "eta", "work_columns"))
@@ -105,11 +107,11 @@ class ChunkSteps:
         alive_ids = self.work_orig[self.before]
         for flat in (flat_values, flat_weights, flat_killed, alive_ids):
             flat.setflags(write=False)  # the records share them
-        eta, work_columns = self.info["eta"], self.info["work_columns"]
+        etas, work_columns = self.info["eta"], self.info["work_columns"]
         extra = self.extra
         alive_out, info_out = [], []
         start = killed_start = 0
-        for m_e, end, killed_end in zip(self.schedule, ends, killed_ends):
+        for m_e, end, killed_end, eta in zip(self.schedule, ends, killed_ends, etas):
             before = alive_ids.size
             killed = _NO_COLUMNS
             if killed_end > killed_start:  # this step killed columns
@@ -125,6 +127,54 @@ class ChunkSteps:
             info_out.append(info)
             start, killed_start = end, killed_end
         return self.loss, alive_out, info_out
+
+
+class StepRule:
+    """The step size of the annealing loop: at most η_max (the paper's η, or the user's),
+    halved until the step's model — after the kill — lies under the data term's quadratic
+    majoriser at the current model (:func:`majorised`, the backtracking test of proximal
+    gradient methods, Beck & Teboulle 2009, applied to the hard-thresholded step), and
+    doubled again after ``GROW_AFTER`` steps accepted at their first η. Such a step cannot
+    diverge, and once the schedule stops killing (e > N_iter/2) the objective decreases
+    monotonically: the loop cannot oscillate, whatever η_max."""
+
+    def __init__(self, eta_max: float):
+        self.eta_max = float(eta_max)
+        self.streak = 0
+        self._rejected = False
+
+    def start(self, eta: float) -> float:
+        if self.streak >= GROW_AFTER and eta < self.eta_max:
+            self.streak = 0
+            return min(self.eta_max, 2.0 * eta)
+        return eta
+
+    def reject(self, eta: float) -> float:
+        self._rejected = True
+        return eta / 2.0
+
+    def accept(self) -> None:
+        self.streak = 0 if self._rejected else self.streak + 1
+        self._rejected = False
+
+
+def majorised(value_new, value, grad, grad_b, d, d_b, eta, slack=1e-12) -> bool:
+    """ℓ(β + d, b + d_b) ≤ ℓ(β, b) + ⟨∇ℓ, (d, d_b)⟩ + ‖(d, d_b)‖²/(2η): the step of size η
+    stays under the quadratic majoriser of the data term (true for any η ≤ 1/L, L the
+    gradient's Lipschitz constant), up to rounding: ``slack`` relative to the values
+    (:func:`rounding_slack` of X's precision)."""
+    bound = value + float(np.sum(grad * d)) + grad_b * d_b + \
+        (float(np.sum(d * d)) + d_b * d_b) / (2.0 * eta)
+    return value_new <= bound + slack * max(abs(value), abs(value_new)) + 1e-300
+
+
+def rounding_slack(X) -> float:
+    """How far apart two evaluations of the data term may be by rounding alone: outputs are
+    products in X's precision, so a float32 X's steps that decrease the loss by less than
+    its rounding must not count as failing the majoriser test (η would collapse)."""
+    dtype = getattr(X, "dtype", np.float64)
+    eps = np.finfo(dtype).eps if np.issubdtype(dtype, np.floating) else np.finfo(float).eps
+    return max(1e-12, 64.0 * float(eps))
 
 
 @dataclass(frozen=True)
@@ -166,7 +216,7 @@ def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, emit_deferre
         eta /= 2.0
         if reset is not None:
             reset()
-    return run, eta, outcome
+    return run, run.eta, outcome
 
 
 def gram_norm(X, config: Annealing, rows: int = 2000, n_power: int = 20, seed: int = 0) -> float:
@@ -216,6 +266,10 @@ class AnnealingRun:
         self.X = X
         self.datafit = datafit
         self.eta = eta
+        self.rule = StepRule(eta)
+        self.slack = rounding_slack(X)
+        self._carried = None  # (outputs, data term) of the current model, when known
+        self.final_loss = np.nan  # the objective of the current model, once a step is taken
         self.n, self.m = X.shape
         self.pl = config.bins is not None
         self.schedule = fsa_schedule(self.m, config.k, config.n_iter, config.mu)
@@ -228,6 +282,7 @@ class AnnealingRun:
             D = second_difference(nb)
             self.prior = 2.0 * config.ridge * np.eye(nb) + 2.0 * config.smoothness * (D.T @ D)
             self.prior_prox = np.linalg.inv(np.eye(nb) + eta * self.prior)  # symmetric
+            self._prox_eta = eta
             self.mean = self.scale = None
         else:
             self.basis = None
@@ -247,16 +302,20 @@ class AnnealingRun:
         self._first_product = None if warm is not None or self.pl else first_product
 
     # --------------------------------------------------------------- model pieces
-    def _outputs(self):
+    def _outputs(self, beta=None, b=None):
+        """X's outputs at the model (``beta`` over the alive variables, zeros for those a
+        candidate step kills, and intercept ``b``; by default the current model)."""
+        beta = self.beta if beta is None else beta
+        b = self.b if b is None else b
         if self.pl:
-            return self.basis.forward(self.bins, self.frac, self.beta) + self.b
-        if not self.beta.any():  # β = 0 (the first step): no pass over X needed
-            return np.full(self.n, float(self.b))
+            return self.basis.forward(self.bins, self.frac, beta) + b
+        if not beta.any():  # β = 0 (the first step): no pass over X needed
+            return np.full(self.n, float(b))
         w = np.zeros(self.work_orig.size)
         alive = self.work_pos >= 0
-        w[alive] = self.beta[self.work_pos[alive]] / self.scale_work[alive]
+        w[alive] = beta[self.work_pos[alive]] / self.scale_work[alive]
         f = np.asarray(self.work @ w.astype(self.work.dtype, copy=False)).ravel()
-        return f.astype(np.float64) + (self.b - float(self.mean_work @ w))
+        return f.astype(np.float64) + (b - float(self.mean_work @ w))
 
     def _gradient(self, r):
         """Gradient of the data term only (the prior is applied by its proximal step)."""
@@ -276,13 +335,18 @@ class AnnealingRun:
         """(I + ηP)⁻¹β: the exact prox of the quadratic prior ρ (first-order equal to the
         paper's gradient step, and stable whatever η·c)."""
         if self.pl:
+            if self._prox_eta != self.eta:
+                nb = self.prior.shape[0]
+                self.prior_prox = np.linalg.inv(np.eye(nb) + self.eta * self.prior)
+                self._prox_eta = self.eta
             return beta @ self.prior_prox
         return beta / (1.0 + 2.0 * self.eta * self.config.ridge)
 
-    def _prior_value(self):
+    def _prior_value(self, beta=None):
+        beta = self.beta if beta is None else beta
         if self.pl:
-            return float(np.einsum("jk,kl,jl->", self.beta, self.prior, self.beta) / 2.0)
-        return float(self.config.ridge * self.beta @ self.beta)
+            return float(np.einsum("jk,kl,jl->", beta, self.prior, beta) / 2.0)
+        return float(self.config.ridge * np.sum(beta * beta))
 
     def _compact(self, keep_fraction: float = 0.9):
         """Drop dead columns from the working data once they are more than ``1 −
@@ -358,6 +422,7 @@ class AnnealingRun:
     def _restore(self, alive, beta, b):
         """Go back to an earlier step of a compiled chunk (a stop in its middle)."""
         self.alive, self.beta, self.b = alive.copy(), beta.copy(), b
+        self._carried = None
         self._store()
 
     def _info(self, e, before, killed, values, weights):
@@ -373,41 +438,65 @@ class AnnealingRun:
         return info
 
     def _step(self, e):
-        """One iteration e (1-based) in numpy: (its record as :class:`Steps`, status)."""
-        f = self._outputs()
-        loss = self.datafit.value(f) + self._prior_value()
+        """One iteration e (1-based) in numpy: (its record as :class:`Steps`, status).
+        The step is η's largest value (see :func:`step_rule`) whose model, after the kill,
+        lies under the data term's quadratic majoriser at the current model; its outputs and
+        data term are carried to the next iteration, which then needs no pass for them."""
+        f, data = self._carried if self._carried is not None else (None, None)
+        if f is None:
+            f = self._outputs()
+            data = self.datafit.value(f)
+        loss = data + self._prior_value()
         if np.isnan(self.first):
             self.first = loss
         if not np.isfinite(loss) or loss > 1e3 * max(self.first, 1e-12):
             return Steps([], [], [], [], []), "diverged"
         r = self.datafit.gradient(f)
         grad = self._gradient(r)
-        self.beta = self._prior_step(self.beta - self.eta * grad)
-        if self.config.fit_intercept:
-            self.b -= self.eta * float(r.sum())
-        before = self.alive.size
+        rsum = float(r.sum()) if self.config.fit_intercept else 0.0
         M_e = int(self.schedule[e - 1])
+        self.eta = self.rule.start(self.eta)
+        for _halving in range(MAX_HALVINGS):
+            beta = self._prior_step(self.beta - self.eta * grad)
+            b = self.b - self.eta * rsum
+            keep = None
+            if self.alive.size > M_e:
+                size = np.linalg.norm(beta, axis=1) if self.pl else np.abs(beta)
+                keep = np.sort(np.argsort(-size, kind="stable")[:M_e])
+                beta[np.setdiff1d(np.arange(beta.shape[0]), keep)] = 0.0
+            if not np.all(np.isfinite(beta)) or np.abs(beta).max(initial=0) > 1e150:
+                return Steps([], [], [], [], []), "diverged"
+            f_new = self._outputs(beta, b)
+            data_new = self.datafit.value(f_new)
+            if majorised(data_new, data, grad, rsum, beta - self.beta, b - self.b, self.eta,
+                         self.slack):
+                break
+            self.eta = self.rule.reject(self.eta)
+        else:
+            return Steps([], [], [], [], []), "diverged"
+        self.rule.accept()
+        self._carried = (f_new, data_new)
+        self.b = b
+        before = self.alive.size
         killed = np.zeros(0, dtype=np.int64)
-        if self.alive.size > M_e:
-            size = np.linalg.norm(self.beta, axis=1) if self.pl else np.abs(self.beta)
-            order = np.argsort(-size, kind="stable")
-            keep = np.sort(order[:M_e])
-            killed = self.alive[np.sort(order[M_e:])]
+        if keep is not None:
+            killed = np.delete(self.alive, keep)
             self.alive = self.alive[keep]
-            self.beta = self.beta[keep]
+            self.beta = beta[keep]
             if self.pl:
                 self.bins = np.asfortranarray(self.bins[:, keep])
                 self.frac = np.asfortranarray(self.frac[:, keep])
             else:
                 self._compact()
-        if not np.all(np.isfinite(self.beta)) or np.abs(self.beta).max(initial=0) > 1e150:
-            return Steps([], [], [], [], []), "diverged"
+        else:
+            self.beta = beta
         values = np.linalg.norm(self.beta, axis=1) if self.pl else self.beta.copy()
         if self.pl:
             self._store()
         weights = values if self.pl else values / self.scale[self.alive]
         alive = self.alive.copy()
         alive.setflags(write=False)
+        self.final_loss = data_new + self._prior_value()
         return Steps([loss], [alive], [self._info(e, before, killed, values, weights)], [values],
                      [self.b]), "ok"
 
@@ -442,26 +531,30 @@ class AnnealingRun:
             X = np.asfortranarray(X)
         loss, betas = np.empty(budget), np.empty((budget, W))
         masks = np.empty((budget, W), dtype=np.bool_)
-        intercepts = np.empty(budget)
+        intercepts, etas = np.empty(budget), np.empty(budget)
         stop = self.stop_flag if self.stop_flag is not None else np.zeros(1, dtype=np.int8)
         loss_fn = self.datafit.loss
-        b, steps, status, self.first = fsa_dense_steps(
+        b, steps, status, self.first, self.eta, self.rule.streak, final = fsa_dense_steps(
             X, row_major, self.datafit.y, loss_fn.code, loss_fn.numba_param,
             self.datafit.weight, self.mean_work, self.scale_work, beta, alive, self.b,
-            self.eta, self.config.ridge, self.config.fit_intercept, self.schedule,
-            e - 1, budget, self.first, W - int(np.ceil(keep * W)) + 1, stop, loss, betas, masks,
-            intercepts)
-        out = self._chunk_steps(e, steps, loss, betas, masks, intercepts)
+            self.eta, self.rule.eta_max, self.rule.streak, GROW_AFTER, MAX_HALVINGS, self.slack,
+            self.config.ridge, self.config.fit_intercept, self.schedule, e - 1, budget,
+            self.first, W - int(np.ceil(keep * W)) + 1, stop, loss, betas, masks, intercepts,
+            etas)
+        self._carried = None
+        out = self._chunk_steps(e, steps, loss, betas, masks, intercepts, etas)
         if steps:
             self.b = float(b)
+            self.final_loss = float(final)
             self.alive, self.beta, _ = out.model(steps - 1)  # new arrays (fancy indexing)
             self._compact(KEEP_COLUMN_MAJOR if self.work.flags.f_contiguous else 0.9)
         status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
         return out, status
 
-    def _chunk_steps(self, e, steps, loss, betas, masks, intercepts) -> ChunkSteps:
+    def _chunk_steps(self, e, steps, loss, betas, masks, intercepts, etas) -> ChunkSteps:
         """A compiled chunk's ``steps`` iterations from e (their records built later)."""
         info = self._info(e, 0, None, None, None)
+        info["eta"] = etas[:steps].tolist()
         extra = {key: info[key] for key in info.keys() - _STEP_KEYS}  # a dask X's counters
         return ChunkSteps(loss[:steps].tolist(), intercepts[:steps].tolist(), betas[:steps],
                           masks[:steps], self.work_pos >= 0, self.work_orig, self.scale,

@@ -158,8 +158,8 @@ class FSATeachingPage(_StepPage):
     method = "fsa"
     title = "FSA: feature selection with annealing"
 
-    def __init__(self, dataset: str = "fsa-correlated", k: int = 10, mu: float = 300.0,
-                 n_iter: int = 100, **kw):
+    def __init__(self, dataset: str = "fsa-correlated", k: int = 10, mu: float = 30.0,
+                 n_iter: int = 200, **kw):
         super().__init__(dataset, {"k": k, "mu": mu, "n_iter": n_iter},
                          dataset_params={"n_samples": 400, "n_features": 200, "k_star": k},
                          **kw)

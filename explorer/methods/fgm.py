@@ -90,10 +90,15 @@ class FGM(BaseSelector):
         (at most 8; :func:`~explorer.optim.refine.splice`); one more record shows the pruned
         set and the rounds. Linear features only.
     k : int or None
-        With ``refine="auto"``: the number of features wanted. The path is grown until it
-        holds ⌈1.5·k⌉ features (or the loop ends), then pruned to k; a path that converged
-        with fewer is filled up to k by the forward sacrifice ½g_j²/h_j of the features
-        outside it (``info["added"]`` of the last record).
+        The number of features wanted (None: the paper's count, B ≤ #selected ≤ T·B). The
+        outer loop then ignores ``tol`` and runs until the path holds k features (⌈1.5·k⌉
+        with ``refine="auto"``), for up to max(``max_outer``, ⌈k/B⌉ + 2) iterations; a path
+        that cannot grow that far is filled up to k by the forward sacrifice ½g_j²/h_j of the
+        features outside it (``info["added"]`` of the last record). It is then cut to exactly
+        k: with the paper's algorithm the k features of largest |w_j|/λ_j are kept — in eq. 5
+        feature j enters the model as w_j·λ_j·√d_j·x_j, so |w_j| is the scale the learned d
+        gives it — and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4);
+        with ``refine="auto"`` by the refinement above. Single linear features only.
     """
 
     display_name = "FGM"
@@ -135,9 +140,10 @@ class FGM(BaseSelector):
         ParamSpec("refine", "refine", None, "choice", choices=(None, "auto"), nullable=True,
                   help="best-subset refinement: grow past k, keep the k of largest "
                        "sacrifice, refit, exchange while the loss falls"),
-        ParamSpec("k", "k (refine)", None, "int", 1, 10**7, log=True, nullable=True,
-                  bound="n_features", when={"refine": ("auto",)}, auto="the paper's count",
-                  help="features kept by the refinement (None: the paper's count at B)"),
+        ParamSpec("k", "k (features kept)", None, "int", 1, 10**7, log=True, nullable=True,
+                  bound="n_features", auto="the paper's count at B",
+                  help="exactly k features: the path grown to k, cut by |w|, refit "
+                       "(None: the paper's count at B)"),
     )
 
     def __init__(self, B: int = 10, C: float = 10.0, loss: str = "squared_hinge",
@@ -174,8 +180,9 @@ class FGM(BaseSelector):
                                         self.groups is not None):
             raise ValueError("refine='auto' works on single linear features: it cannot be "
                              "combined with feature_map or groups")
-        if self.k is not None and self.refine is None:
-            raise ValueError("k is the refinement's number of features: set refine='auto'")
+        if self.k is not None and (self.feature_map is not None or self.groups is not None):
+            raise ValueError("k counts single linear features: it cannot be combined with "
+                             "feature_map or groups (choose B to size those)")
 
     def _make_space(self, X, groups):
         if self.feature_map == "poly2":
@@ -206,7 +213,15 @@ class FGM(BaseSelector):
         self._master = master
         previously = set()
         B = self._grown_B()
-        grown_to = int(np.ceil(OVERSELECT * int(self.k))) if self.k is not None else None
+        grown_to = None
+        max_outer, tol = int(self.max_outer), float(self.tol)
+        if self.k is not None:
+            if groups is not None:
+                raise ValueError("k counts single linear features: it cannot be combined "
+                                 "with groups (choose B to size those)")
+            grown_to = int(self.k) if self.refine is None else \
+                int(np.ceil(OVERSELECT * int(self.k)))
+            max_outer, tol = max(max_outer, int(np.ceil(grown_to / B)) + 2), 0.0
 
         def on_step(step: OuterStep) -> bool:
             self._update_model(space, master)
@@ -231,18 +246,20 @@ class FGM(BaseSelector):
             return go_on
 
         with interruptible(X, recorder.interrupted):  # Stop within a chunk task of a pass
-            result = cutting_plane(space, master, B=B, max_outer=int(self.max_outer),
-                                   tol=float(self.tol), on_step=on_step,
+            result = cutting_plane(space, master, B=B, max_outer=max_outer,
+                                   tol=tol, on_step=on_step,
                                    initial_blocks=initial_blocks, context=B)
         self._update_model(space, master)
         self.stop_reason_ = result.stop_reason
         if grown_to is not None and not recorder.should_stop and \
                 self.support_.sum() >= grown_to:
             # the path's last master only chose blocks: the refit below is the certified one
-            self.stop_reason_ = f"grown to {int(self.support_.sum())} ≥ 1.5·k features"
+            self.stop_reason_ = f"grown to {int(self.support_.sum())} ≥ " + \
+                ("k" if self.refine is None else "1.5·k") + " features"
         else:
             self._check_certificate(result, master, recorder)
-        if self.refine is not None and not recorder.should_stop and self.support_.any():
+        if (self.refine is not None or self.k is not None) and not recorder.should_stop \
+                and self.support_.any():
             self._prune_and_refit(X, y, result, recorder, B, space)
         self.lower_bound_ = result.lower
         self.upper_bound_ = result.upper
@@ -277,15 +294,20 @@ class FGM(BaseSelector):
                            result.solution)
         support = np.union1d(before, added)
         cols = before_cols if added.size == 0 else take(support)
+        paper = self.refine is None
         kept_local, weights, intercept, res = prune_and_refit(
             cols, y, loss, float(self.C), np.arange(support.size), self.coef_[support],
             margins, k, fit_intercept=self.fit_intercept, stopping=stopping,
-            intercept=float(self.intercept_), interrupt=recorder.interrupted)
+            intercept=float(self.intercept_), interrupt=recorder.interrupted,
+            score=_paper_weights(self.coef_[support], space.lam[support]) if paper else None)
         kept = support[kept_local]
-        kept, weights, intercept, res, rounds, loss_before, loss_after = splice(
-            take, space.top, y, loss, float(self.C), kept, weights, intercept, res, k,
-            n_features=self.n_features_in_, fit_intercept=self.fit_intercept, stopping=stopping,
-            interrupt=recorder.interrupted, kept_columns=take_columns(cols, kept_local))
+        rounds, loss_before, loss_after = 0, res.objective, res.objective
+        if not paper:
+            kept, weights, intercept, res, rounds, loss_before, loss_after = splice(
+                take, space.top, y, loss, float(self.C), kept, weights, intercept, res, k,
+                n_features=self.n_features_in_, fit_intercept=self.fit_intercept,
+                stopping=stopping, interrupt=recorder.interrupted,
+                kept_columns=take_columns(cols, kept_local))
         passes = {}
         if chunked is not None:
             passes = {"passes": int(chunked.passes), "bytes_read": int(chunked.bytes_read)}
@@ -300,13 +322,14 @@ class FGM(BaseSelector):
             recorder.warn(f"FGM's refit on the {kept.size} kept features stopped at a "
                           f"relative duality gap of {res.measure:.2g} (asked: "
                           f"{stopping.tol:.2g}): its weights are not certified.")
-        how = (f"refined: the path ended at {before.size} features, {added.size} more "
+        verb, rule = ("cut", "|w|") if paper else ("refined", "their sacrifice")
+        how = (f"{verb}: the path ended at {before.size} features, {added.size} more "
                "added by forward sacrifice, refit") if added.size else \
-            (f"refined: kept {kept.size} of {before.size} features by their sacrifice, refit")
+            (f"{verb}: kept {kept.size} of {before.size} features by {rule}, refit")
         recorder.emit(objective=res.objective, n_selected=int(self.support_.sum()),
                       selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
                       inner_measure=res.measure,
-                      info={"refine": "auto", "before": before,
+                      info={"refine": "paper" if paper else "auto", "before": before,
                             "pruned": np.setdiff1d(before, kept), "added": added,
                             "spliced_in": np.setdiff1d(kept, support),
                             "splice_rounds": rounds, "loss_before": loss_before,
@@ -429,3 +452,8 @@ def _subset(cols, keep):
     matrix = cols.matrix[:, np.flatnonzero(keep)] if cols.matrix is not None else None
     return Columns(matrix=matrix, candidate=cols.candidate[keep], feature_a=cols.feature_a[keep],
                    feature_b=cols.feature_b[keep], scale=cols.scale[keep], kind=cols.kind[keep])
+
+
+def _paper_weights(coef: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """|w_j| of eq. 5 from the coefficients in the features' units (coef_j = w_j·λ_j)."""
+    return np.abs(coef) / np.where(lam > 0, lam, 1.0)

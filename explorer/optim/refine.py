@@ -197,14 +197,16 @@ def _curvature_gram(A: np.ndarray, d2: np.ndarray, gram, previous) -> np.ndarray
 
 def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef: np.ndarray,
                     margins: np.ndarray, k: int, *, fit_intercept: bool, stopping: Stopping,
-                    intercept: float = 0.0, interrupt=None):
-    """Keep the k selected features of largest sacrifice and refit on them, starting from
-    the given model (``coef``, ``intercept``) without the pruned features.
+                    intercept: float = 0.0, interrupt=None, score=None):
+    """Keep the k selected features of largest sacrifice (or of largest ``score``, one per
+    support entry) and refit on them, starting from the given model (``coef``,
+    ``intercept``) without the pruned features.
 
     Returns (kept columns, their coefficients, intercept, solver result)."""
     support = np.asarray(support, dtype=np.int64)
     k = int(min(k, support.size))
-    score = sacrifices(X, support, coef[support], loss, C, y, margins)
+    if score is None:
+        score = sacrifices(X, support, coef[support], loss, C, y, margins)
     kept = np.sort(support[np.argsort(-score, kind="stable")[:k]])
     weights, intercept, result = restricted_fit(X, kept, y, loss, C,
                                                 fit_intercept=fit_intercept,

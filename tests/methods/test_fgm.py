@@ -512,8 +512,69 @@ def test_refine_to_k_keeps_exactly_k(digits38):
     fgm = FGM(B=2, refine="auto", k=7).fit(digits38.X, digits38.y)
     assert fgm.n_selected_ == 7 and fgm.refined_from_.size >= 11
     assert fgm.history_[-1].inner_measure <= 3e-5 ** 2
-    with pytest.raises(ValueError, match="set refine='auto'"):
-        FGM(k=5).fit(digits38.X, digits38.y)
+    with pytest.raises(ValueError, match="k counts single linear features"):
+        FGM(k=5, feature_map="poly2").fit(digits38.X, digits38.y)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "csc"])
+@pytest.mark.parametrize("k, B", [(1, 10), (5, 10), (17, 4), (40, 10)])
+def test_the_papers_algorithm_keeps_exactly_k(digits38, layout, k, B):
+    """FGM(k) without refine: the path is grown to ≥ k features, cut to the k of largest |w|
+    and refit; the refit is the ℓ2 model on those columns (an independent convex solver)."""
+    from tests.conftest import as_layout
+
+    X = as_layout(digits38.X / 16.0, layout, np.float64)
+    y = np.where(digits38.y == digits38.y.max(), 1.0, -1.0)
+    fgm = FGM(B=B, k=k).fit(X, y)
+    assert fgm.n_selected_ == k
+    path, cut = fgm.history_[-2], fgm.history_[-1]  # the path's last record, then the cut
+    assert cut.info["refine"] == "paper"
+    if path.n_selected >= k:
+        order = np.argsort(-np.abs(path.info["weights"]), kind="stable")
+        np.testing.assert_array_equal(fgm.selected_features_, np.sort(path.selected[order[:k]]))
+    else:  # the ℓ1² path stalled below k in max_outer: filled by forward sacrifice
+        assert set(path.selected) < set(fgm.selected_features_)
+        assert cut.info["added"].size == k - path.n_selected
+    kept = fgm.selected_features_
+    dense = digits38.X / 16.0
+    w, b = _l2_svm_reference(dense[:, kept], y, 10.0)
+    assert fgm.coef_[kept] == pytest.approx(w, abs=2e-3)
+    assert fgm.intercept_ == pytest.approx(b, abs=2e-3)
+
+
+def _l2_svm_reference(A, y, C):
+    """min ½‖w‖² + C Σ ½max(0, 1 − y(Aw + b))² by L-BFGS (the objective is C¹)."""
+    from scipy.optimize import minimize
+
+    def f(v):
+        w, b = v[:-1], v[-1]
+        xi = np.maximum(0.0, 1.0 - y * (A @ w + b))
+        g = -C * (y * xi)
+        return 0.5 * w @ w + 0.5 * C * xi @ xi, np.append(w + A.T @ g, g.sum())
+
+    v = minimize(f, np.zeros(A.shape[1] + 1), jac=True, method="L-BFGS-B",
+                 options={"gtol": 1e-10, "ftol": 1e-15, "maxiter": 20000}).x
+    return v[:-1], v[-1]
+
+
+def test_the_papers_algorithm_grows_past_its_tolerance_to_reach_k():
+    """B = 1 and a path that the paper's ε_c stops at a few features: with k the loop goes on
+    (tol ignored) and holds exactly k."""
+    X, y = _decoy_problem(0)
+    short = FGM(B=1, C=0.01, fit_intercept=False).fit(X, y)
+    k = short.n_selected_ + 3
+    fgm = FGM(B=1, C=0.01, fit_intercept=False, k=k).fit(X, y)
+    assert fgm.n_selected_ == k
+    assert set(short.selected_features_) <= set(fgm.history_[-2].selected)
+
+
+def test_the_papers_algorithm_k_on_a_sparse_text_set():
+    from explorer.data import make
+
+    data = make("text-like", n_samples=800, n_features=3000, seed=2)
+    for k in (5, 10, 20, 50):
+        fgm = FGM(k=k).fit(data.X, data.y)
+        assert fgm.n_selected_ == k
 
 
 def test_the_refit_starts_from_the_pruned_path_model(digits38):

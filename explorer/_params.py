@@ -142,3 +142,9 @@ def _int(text: str) -> int:
 def specs_by_name(specs: Iterable[ParamSpec]) -> dict[str, ParamSpec]:
     """Index a sequence of specs by parameter name."""
     return {spec.name: spec for spec in specs}
+
+
+def cv_choice() -> dict:
+    """A C parameter's ``extra``: the value "cv" — chosen by cross-validation
+    (:mod:`explorer.methods._cv`) — accepted and offered after the slider's numbers."""
+    return {"allow_strings": ("cv",), "words": ("cv",)}

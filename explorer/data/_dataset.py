@@ -126,7 +126,9 @@ class Dataset:
         if self.has_test:
             parts.append(f"test {self.X_test.shape[0]:,}")
         if self.X_unlabeled is not None:
-            parts.append(f"unlabeled {self.X_unlabeled.shape[0]:,}")
+            same = self.meta.get("setting") == "transductive"
+            parts.append(f"unlabeled {self.X_unlabeled.shape[0]:,}" +
+                         (" (the test rows, unlabeled: transductive)" if same else ""))
         return " · ".join(parts)
 
     # ---------------------------------------------------------------- split

@@ -499,10 +499,15 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         # when the previous fit's state applies, by _fit_ovr when it reuses the members)
         recorder = Recorder(callback)
         self._fit_recorder = recorder
+        chosen = self._cross_validated_C(X, y, fit_params, recorder)
         try:
+            if chosen is not None:
+                self.C = chosen  # for this fit only: the parameter stays "cv"
             self._fit_task(X, y, recorder, fit_params)
         finally:
             del self._fit_recorder
+            if chosen is not None:
+                self.C = "cv"
         self._records = list(recorder._history)  # deferred batches built on first read
         self.n_iter_ = recorder._count
         self.fit_time_ = recorder.elapsed()
@@ -518,6 +523,26 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
     def _describe(self) -> str:
         return self.display_name or type(self).__name__
+
+    def _cross_validated_C(self, X, y, fit_params, recorder: Recorder) -> float | None:
+        """``C="cv"``: the C of best held-out score over ``Cs`` in ``cv`` folds
+        (:mod:`explorer.methods._cv`), with ``C_``, ``Cs_`` and ``cv_scores_`` set; None
+        when C is a number (``C_`` is then that number)."""
+        if "C" not in specs_by_name(self.param_specs):
+            return None
+        if getattr(self, "C", None) != "cv":
+            self.C_ = getattr(self, "C_", None) if self.C is None else float(self.C)
+            return None
+        from ._cv import best_C, cross_validate_C, grid
+
+        spec = specs_by_name(self.param_specs)["C"]
+        Cs = grid(getattr(self, "Cs", None), spec.low, spec.high)
+        scores = cross_validate_C(self, X, y, Cs, getattr(self, "cv", 3), fit_params,
+                                  interrupted=recorder.interrupted)
+        self.Cs_, self.cv_scores_ = Cs, scores
+        self.C_ = best_C(Cs, scores)
+        recorder.info["C_cv"] = self.C_
+        return self.C_
 
     def _fit_task(self, X, y, recorder: Recorder, fit_params) -> None:
         """Dispatch on the task: binary ±1, one-vs-rest, native multi-class, or real y."""

@@ -17,7 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC, l1_min_c
 
-from .._params import ParamSpec
+from .._params import ParamSpec, cv_choice
 from .base import BaseSelector, Recorder, register
 
 _K_SPEC = ParamSpec("k", "target #features", None, "int", 1, 100000, log=True, nullable=True,
@@ -185,7 +185,8 @@ class L1SVM(_LinearL1):
     loss_name = "squared_hinge"
     param_specs = (
         ParamSpec("C", "C", 0.05, "float", 1e-5, 1e3, log=True,
-                  help="inverse ℓ1 strength: larger C keeps more features"),
+                  help="inverse ℓ1 strength: larger C keeps more features; 'cv': "
+                       "cross-validated", extra=cv_choice()),
         _K_SPEC, _REFIT,
         ParamSpec("refit_C", "refit C", 1.0, "float", 1e-4, 1e4, log=True, live=False,
                   when={"refit": (True,)}),
@@ -193,8 +194,11 @@ class L1SVM(_LinearL1):
     )
 
     def __init__(self, C: float = 0.05, k: int | None = None, refit: bool = False,
-                 refit_C: float = 1.0, max_iter: int = 2000, tol: float = 1e-4):
+                 refit_C: float = 1.0, max_iter: int = 2000, tol: float = 1e-4, Cs=None,
+                 cv: int = 3):
         self.C = C
+        self.Cs = Cs
+        self.cv = cv
         self.k = k
         self.refit = refit
         self.refit_C = refit_C
@@ -219,7 +223,8 @@ class L1LogReg(_LinearL1):
     multiclass = "ovr"  # liblinear is binary-only; k then applies per class
     param_specs = (
         ParamSpec("C", "C", 0.1, "float", 1e-5, 1e3, log=True,
-                  help="inverse ℓ1 strength: larger C keeps more features"),
+                  help="inverse ℓ1 strength: larger C keeps more features; 'cv': "
+                       "cross-validated", extra=cv_choice()),
         _K_SPEC, _REFIT,
         ParamSpec("refit_C", "refit C", 1.0, "float", 1e-4, 1e4, log=True, live=False,
                   when={"refit": (True,)}),
@@ -227,8 +232,11 @@ class L1LogReg(_LinearL1):
     )
 
     def __init__(self, C: float = 0.1, k: int | None = None, refit: bool = False,
-                 refit_C: float = 1.0, max_iter: int = 1000, tol: float = 1e-4):
+                 refit_C: float = 1.0, max_iter: int = 1000, tol: float = 1e-4, Cs=None,
+                 cv: int = 3):
         self.C = C
+        self.Cs = Cs
+        self.cv = cv
         self.k = k
         self.refit = refit
         self.refit_C = refit_C
@@ -272,13 +280,16 @@ class RFESelector(BaseSelector):
                   help="number of features to keep", bound="n_features"),
         ParamSpec("step", "step", 0.2, "float", 1e-3, 1e5, log=True,
                   help="fraction (<1) or number (>=1) of features removed per round"),
-        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True, help="SVM trade-off"),
+        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True,
+                  help="SVM trade-off; 'cv': cross-validated", extra=cv_choice()),
     )
 
-    def __init__(self, k: int = 10, step: float = 0.2, C: float = 1.0):
+    def __init__(self, k: int = 10, step: float = 0.2, C: float = 1.0, Cs=None, cv: int = 3):
         self.k = k
         self.step = step
         self.C = C
+        self.Cs = Cs
+        self.cv = cv
 
     def _fit(self, X, y, recorder: Recorder, **_):
         m = X.shape[1]
@@ -349,12 +360,15 @@ class FisherSVM(BaseSelector):
     param_specs = (
         ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
                   help="number of features with the largest Fisher score", bound="n_features"),
-        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True, help="SVM trade-off"),
+        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True,
+                  help="SVM trade-off; 'cv': cross-validated", extra=cv_choice()),
     )
 
-    def __init__(self, k: int = 10, C: float = 1.0):
+    def __init__(self, k: int = 10, C: float = 1.0, Cs=None, cv: int = 3):
         self.k = k
         self.C = C
+        self.Cs = Cs
+        self.cv = cv
 
     def _fit(self, X, y, recorder: Recorder, **_):
         m = X.shape[1]

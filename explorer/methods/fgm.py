@@ -29,7 +29,7 @@ from functools import partial
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import ParamSpec
+from .._params import ParamSpec, cv_choice
 from ..features import BinnedSpace, LinearSpace, Poly2Space
 from ..kernels import take_columns
 from ..kernels.chunked import interruptible
@@ -47,8 +47,10 @@ class FGM(BaseSelector):
     ----------
     B : int
         Candidates per generated block (≈ features wanted per iteration; B ≤ #selected ≤ T·B).
-    C : float
-        Loss trade-off (objective above).
+    C : float or "cv"
+        Loss trade-off (objective above). "cv": chosen by ``cv``-fold cross-validation
+        over ``Cs`` along a warm-started path (:mod:`explorer.methods._cv`); ``C_`` is the
+        chosen value, ``cv_scores_`` the held-out scores.
     loss : {"squared_hinge", "logistic"}
         PROX-FGM (squared hinge) or PROX-SLR (logistic).
     max_outer : int
@@ -99,6 +101,10 @@ class FGM(BaseSelector):
         feature j enters the model as w_j·λ_j·√d_j·x_j, so |w_j| is the scale the learned d
         gives it — and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4);
         with ``refine="auto"`` by the refinement above. Single linear features only.
+    Cs : sequence of float, optional
+        The grid of ``C="cv"`` (default 0.001 … 1000 by half decades).
+    cv : int
+        Folds of ``C="cv"`` (stratified, as ``GridSearchCV(cv=cv)``).
     """
 
     display_name = "FGM"
@@ -111,7 +117,9 @@ class FGM(BaseSelector):
     param_specs = (
         ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
                   help="candidates added per cutting-plane iteration", bound="n_features"),
-        ParamSpec("C", "C", 10.0, "float", 1e-3, 1e4, log=True, help="loss trade-off"),
+        ParamSpec("C", "C", 10.0, "float", 1e-3, 1e4, log=True,
+                  help="loss trade-off; 'cv': chosen by cross-validation over Cs",
+                  extra=cv_choice()),
         ParamSpec("loss", "loss", "squared_hinge", "choice",
                   choices=("squared_hinge", "logistic"),
                   help="PROX-FGM (squared hinge) or PROX-SLR (logistic)"),
@@ -152,7 +160,7 @@ class FGM(BaseSelector):
                  group_weights=None, feature_scaling: str | None = None,
                  feature_map: str | None = None, poly_gamma: float = 1.0, poly_r: float = 1.0,
                  n_bins: int = 8, warm_start: bool = False, refine: str | None = None,
-                 k: int | None = None):
+                 k: int | None = None, Cs=None, cv: int = 3):
         self.B = B
         self.C = C
         self.loss = loss
@@ -171,6 +179,8 @@ class FGM(BaseSelector):
         self.warm_start = warm_start
         self.refine = refine
         self.k = k
+        self.Cs = Cs
+        self.cv = cv
 
     # ------------------------------------------------------------------ setup
     def _check_params(self) -> None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import ParamSpec
+from .._params import ParamSpec, cv_choice
 from ..features import LinearSpace
 from ..optim import OuterStep, WarmStart, cutting_plane
 from ..optim.bundle import BundleMaster
@@ -60,6 +60,13 @@ class FSMulti(BaseSelector):
     measure : {"f1", "prbep", "rec@k", "hamming"}
         The multivariate measure whose loss Δ is optimised.
     k : int or None
+        The number of features wanted (None: the paper's count at B). The outer loop then
+        ignores ``tol`` and runs until k features hold a weight, for up to max(``max_outer``,
+        ⌈k/B⌉ + 2) iterations; a path that stops short is completed by the features of
+        largest worst-case score (Xᵀs)² outside it (the next block Algorithm 1 would add). It
+        is then cut to the k features of largest |w_j|/λ_j and the master is solved again on
+        them as one block (as FGM(k)). Single features only (not with ``groups``).
+    rec_k : int or None
         Rec@k's k; None is twice the number of positives (the paper's Rec@2p).
     max_outer, tol : int, float
         Outer cutting-plane iterations and relative objective change that stops them.
@@ -89,10 +96,14 @@ class FSMulti(BaseSelector):
         ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
                   help="features added per cutting-plane iteration", bound="n_features"),
         ParamSpec("C", "C", None, "float", 1e-3, 1e7, log=True, nullable=True,
-                  help="None: the paper's C = 0.1·n"),
+                  help="None: the paper's C = 0.1·n; 'cv': cross-validated",
+                  extra=cv_choice()),
         ParamSpec("measure", "measure", "f1", "choice", choices=MEASURE_CHOICES,
                   help="the multivariate measure to optimise"),
-        ParamSpec("k", "k of Rec@k", None, "int", 1, 10**7, log=True, nullable=True,
+        ParamSpec("k", "k (features kept)", None, "int", 1, 10**7, log=True, nullable=True,
+                  bound="n_features", auto="the paper's count at B",
+                  help="exactly k features: the path grown to k, cut by |w|, re-solved"),
+        ParamSpec("rec_k", "k of Rec@k", None, "int", 1, 10**7, log=True, nullable=True,
                   help="None: twice the number of positives", bound="n_samples",
                   when={"measure": ("rec@k",)}),
         ParamSpec("max_outer", "max outer iterations", 15, "int", 1, 200),
@@ -112,7 +123,7 @@ class FSMulti(BaseSelector):
                  k: int | None = None, max_outer: int = 15, tol: float = 1e-2,
                  inner_tol: float = 1e-3, max_inner: int = 200, fit_intercept: bool = True,
                  intercept_bound: float = 1e3, feature_scaling: str | None = None, groups=None,
-                 warm_start: bool = False):
+                 warm_start: bool = False, rec_k: int | None = None, Cs=None, cv: int = 3):
         self.B = B
         self.C = C
         self.measure = measure
@@ -126,6 +137,9 @@ class FSMulti(BaseSelector):
         self.feature_scaling = feature_scaling
         self.groups = groups
         self.warm_start = warm_start
+        self.rec_k = rec_k
+        self.Cs = Cs
+        self.cv = cv
 
     def _fit(self, X, y, recorder: Recorder, groups=None, **_):
         n = X.shape[0]
@@ -133,20 +147,30 @@ class FSMulti(BaseSelector):
         space = LinearSpace(X, groups=groups, scaling=self.feature_scaling)
         self.space_ = space
         C = 0.1 * n if self.C is None else float(self.C)
-        k = self.k
+        k = self.rec_k
         if self.measure == "rec@k" and k is None:
             k = default_k(y)
-        self.C_, self.k_ = C, k
+        self.C_, self.rec_k_ = C, k
+        wanted = None if self.k is None else int(self.k)
+        if wanted is not None and groups is not None:
+            raise ValueError("k counts single features: it cannot be combined with groups "
+                             "(choose B to size those)")
+        max_outer, tol = int(self.max_outer), float(self.tol)
+        if wanted is not None:
+            max_outer, tol = max(max_outer, int(np.ceil(wanted / int(self.B))) + 2), 0.0
         density = X.nnz / max(1, X.shape[0] * X.shape[1]) if sp.issparse(X) else 1.0
         # ranking measures fix the number of predicted positives: a common shift b changes no
         # ranking, and with k ≠ #positives it would drive the structural risk to −∞
         use_b = self.fit_intercept and self.measure in ("f1", "hamming")
-        master = BundleMaster(y, self.measure, C, k=k, n_samples=n,
-                              sparse_cache=sp.issparse(X) and density < 0.1,
-                              fit_intercept=use_b, inner_tol=self.inner_tol,
-                              max_inner=int(self.max_inner),
-                              intercept_bound=self.intercept_bound,
-                              interrupt=recorder.interrupted)
+        def new_master():
+            return BundleMaster(y, self.measure, C, k=k, n_samples=n,
+                                sparse_cache=sp.issparse(X) and density < 0.1,
+                                fit_intercept=use_b, inner_tol=self.inner_tol,
+                                max_inner=int(self.max_inner),
+                                intercept_bound=self.intercept_bound,
+                                interrupt=recorder.interrupted)
+
+        master = new_master()
         self._master = master
         initial = self._warm_blocks()
         previously = set()
@@ -160,16 +184,22 @@ class FSMulti(BaseSelector):
             info["T"] = info["n_blocks"]
             info["measure"] = self.measure
             info["weights"] = self.coef_[self.support_]
-            return recorder.emit(objective=sol.objective, n_selected=int(self.support_.sum()),
-                                 selected=np.flatnonzero(self.support_),
-                                 inner_steps=sol.inner_steps, lower=step.lower,
-                                 upper=step.upper, inner_measure=sol.info.get("inner_measure"),
-                                 info=info)
+            go_on = recorder.emit(objective=sol.objective,
+                                  n_selected=int(self.support_.sum()),
+                                  selected=np.flatnonzero(self.support_),
+                                  inner_steps=sol.inner_steps, lower=step.lower,
+                                  upper=step.upper, inner_measure=sol.info.get("inner_measure"),
+                                  info=info)
+            if wanted is not None and self.support_.sum() >= wanted:
+                return False  # enough features to cut from
+            return go_on
 
-        result = cutting_plane(space, master, B=int(self.B), max_outer=int(self.max_outer),
-                               tol=float(self.tol), on_step=on_step, initial_blocks=initial,
+        result = cutting_plane(space, master, B=int(self.B), max_outer=max_outer,
+                               tol=tol, on_step=on_step, initial_blocks=initial,
                                context=int(self.B), progress_scale=True)
         self._update_model(master)
+        if wanted is not None and not recorder.should_stop:
+            self._cut_to_k(space, new_master(), result, wanted, recorder)
         self.stop_reason_ = result.stop_reason
         if not self.support_.any():
             self.stop_reason_ += "; the empty model is optimal over the generated blocks"
@@ -178,6 +208,38 @@ class FSMulti(BaseSelector):
         self.n_passes_ = int(space.passes)
         self._warm = WarmStart(key=self._warm_key(n_features=self.n_features_in_),
                                support=np.flatnonzero(self.support_))
+
+    def _cut_to_k(self, space, master: BundleMaster, result, k: int,
+                  recorder: Recorder) -> None:
+        """Exactly k features: the path's of largest |w_j|/λ_j, completed when it is short by
+        the best worst-case scores outside it; the master solved again on them (one block)."""
+        before = np.flatnonzero(self.support_)
+        weights = np.abs(self.coef_[before]) / np.where(space.lam[before] > 0,
+                                                       space.lam[before], 1.0)
+        kept = before[np.argsort(-weights, kind="stable")[:k]]
+        added = np.zeros(0, dtype=np.int64)
+        if kept.size < k and result.solution is not None:
+            want = min(self.n_features_in_, before.size + 2 * (k - kept.size))
+            ids, _ = space.top(result.solution.signal, want)
+            added = np.setdiff1d(ids, before)
+            added = ids[np.isin(ids, added)][: k - kept.size]
+        kept = np.sort(np.concatenate([kept, added]))
+        master.initial()
+        master.add_block(space.columns(kept))
+        sol = master.solve()
+        polished = getattr(master, "polish", lambda: None)()
+        sol = polished if polished is not None else sol
+        self._update_model(master)
+        self.support_ = np.zeros(self.n_features_in_, dtype=bool)
+        self.support_[kept] = True
+        self._master = master
+        recorder.emit(objective=sol.objective, n_selected=int(kept.size), selected=kept,
+                      inner_steps=sol.inner_steps, inner_measure=sol.info.get("inner_measure"),
+                      info={"refine": "paper", "before": before, "added": added,
+                            "pruned": np.setdiff1d(before, kept), "measure": self.measure,
+                            "stop_reason": f"cut: kept {kept.size} of {before.size} features "
+                                           "by |w|, solved again",
+                            "weights": self.coef_[kept]})
 
     def _update_model(self, master: BundleMaster) -> None:
         self.coef_ = linear_coef(master.weights_by_column(), self.n_features_in_)

@@ -32,7 +32,7 @@ from ..optim.master import WarmStart
 from ..optim.schedules import fsa_schedule
 from .base import BaseSelector, Recorder, register
 
-SETTLED = 1e-6  # relative change of the objective in the last step of a converged run
+SETTLED = 1e-4  # relative change of the objective in the last step of a converged run
 _PAPER_ETA = {"logistic": 20.0, "huber_svm": 1.0, "lorenz": 1.0, "squared": 1.0, "ranking": 1.0}
 
 

@@ -58,8 +58,10 @@ def _numeric_options(spec: ParamSpec, value, high, integer: bool) -> list:
     return sorted(set(values))
 
 
-def _discrete_slider(options: list, value, **kwargs):
-    labels = {_fmt(v): v for v in options}
+def _discrete_slider(options: list, value, words=(), **kwargs):
+    """A slider over the numbers ``options`` then the ``words`` (a C's "cv"); a number not
+    on the grid snaps to the nearest one on a log scale."""
+    labels = {_fmt(v): v for v in [*options, *words]}
     if value not in labels.values():
         value = min(options, key=lambda v: abs(np.log10(max(abs(v), 1e-300)) -
                                                np.log10(max(abs(value), 1e-300))))
@@ -119,7 +121,9 @@ def widget_for(spec: ParamSpec, value, on_change: Callable[[str, object], None],
             options = _numeric_options(spec, slider_value, high, integer)
             if slider_value is None:  # auto: park the slider mid-range until it is used
                 slider_value = options[len(options) // 2]
-            widget = _discrete_slider(options, slider_value, css_classes=css, **kwargs)
+            words = tuple(spec.extra.get("words", ()))  # e.g. C's "cv", after the numbers
+            widget = _discrete_slider(options, value if value in words else slider_value,
+                                      words, css_classes=css, **kwargs)
         elif integer:
             end = int(high if high is not None else 100)
             start = int(spec.low or 0)

@@ -204,7 +204,7 @@ def _sklearn_checks():
     """scikit-learn's estimator checks for every registered method, without the array-API ones (that
     optional namespace support is not part of the contract)."""
     small = {"rfe": {"k": 2}, "fisher": {"k": 2}, "lasso": {"k": 2}, "fgm": {"B": 2},
-             "fsa": {"k": 2, "n_iter": 30}, "fs-multi": {"B": 2}, "fs-manifold": {"m": 2},
+             "fsa": {"k": 2, "n_iter": 200}, "fs-multi": {"B": 2}, "fs-manifold": {"m": 2},
              "grfl": {"max_features": 3}}
     estimators = [cls(**small.get(name, {})) for name, cls in sorted(REGISTRY.items())]
     for estimator in estimators:
@@ -219,7 +219,7 @@ def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 
 
-WARM = [("fgm", {"B": 3}), ("fs-multi", {"B": 3}), ("fsa", {"k": 5, "n_iter": 40}),
+WARM = [("fgm", {"B": 3}), ("fs-multi", {"B": 3}), ("fsa", {"k": 5, "n_iter": 200}),
         ("grfl", {"max_features": 4, "n_candidates": 20})]
 
 

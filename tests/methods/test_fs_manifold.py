@@ -197,3 +197,17 @@ def test_multiclass_joint_form():
 def test_bad_unlabeled_shape(semi):
     with pytest.raises((ValueError, DataError), match="features"):
         FSManifold(m=3).fit(semi.X, semi.y, X_unlabeled=semi.X_unlabeled[:, :10])
+
+
+def test_tau_moves_the_model_at_the_defaults():
+    """digits-3v8-semi, m = 10: with ρ = 10 the manifold term was ~1e-6 of the feature term
+    and τ ∈ {0, ½, 0.9} gave the same 10 features; the default ρ = "auto" balances them."""
+    from explorer.data import load
+
+    data = load("digits-3v8-semi")
+    fits = {tau: FSManifold(m=10, tau=tau).fit(data.X, data.y, X_unlabeled=data.X_unlabeled)
+            for tau in (0.0, 0.5, 0.9)}
+    supports = {tau: tuple(est.selected_features_) for tau, est in fits.items()}
+    assert len(set(supports.values())) == 3
+    assert 0.1 < fits[0.5].history_[-1].info["manifold_ratio"] < 10
+    assert "transductive" in data.summary()

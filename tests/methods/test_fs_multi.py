@@ -275,7 +275,7 @@ def test_f1_training_beats_hamming_on_f1_for_imbalanced_text():
 def test_rec_at_k_defaults_and_ignores_the_intercept():
     ds = make("digits-9vr").split()
     est = FSMulti(B=5, measure="rec@k", max_outer=3).fit(ds.X, ds.y)
-    assert est.k_ == 2 * int(np.sum(ds.y == 1))
+    assert est.rec_k_ == 2 * int(np.sum(ds.y == 1))
     assert est.intercept_ == 0.0
     assert FSMulti().C is None and est.C_ == pytest.approx(0.1 * ds.X.shape[0])
 
@@ -366,7 +366,7 @@ def test_rec_at_k_certifies_the_exact_optimum_when_k_exceeds_the_negatives():
     X = np.random.default_rng(0).standard_normal((10, 3))
     y = np.r_[np.ones(4), np.zeros(6)]
     est = FSMulti(B=3, C=10, measure="rec@k", fit_intercept=False, max_outer=1).fit(X, y)
-    k, n, C = est.k_, 10, 10.0
+    k, n, C = est.rec_k_, 10, 10.0
     assert k == 8 > 6
     ys = np.where(y > 0, 1.0, -1.0)
     deltas, psis = [], []
@@ -485,3 +485,30 @@ def test_same_model_for_every_layout_and_dtype(measure, layout, dtype):
     tol = 3 * est.inner_tol
     assert est.history_[-1].objective == pytest.approx(ref.history_[-1].objective, rel=tol)
     assert est.coef_.dtype == np.float64
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "csc"])
+@pytest.mark.parametrize("measure", ["f1", "prbep"])
+@pytest.mark.parametrize("k", [1, 7, 25])
+def test_k_keeps_exactly_k_features(layout, measure, k):
+    """FSMulti(k): the path grown to ≥ k, cut to the k of largest |w| (or completed by the
+    best worst-case scores), the master solved again on them."""
+    from explorer.data import load
+    from tests.conftest import as_layout
+
+    data = load("digits-3v8")
+    X = as_layout(data.X / 16.0, layout, np.float64)
+    est = FSMulti(B=5, measure=measure, k=k).fit(X, data.y)
+    assert est.n_selected_ == k and np.count_nonzero(est.coef_) == k
+    path, cut = est.history_[-2], est.history_[-1]
+    assert cut.info["refine"] == "paper"
+    if path.n_selected >= k:
+        order = np.argsort(-np.abs(path.info["weights"]), kind="stable")
+        np.testing.assert_array_equal(est.selected_features_, np.sort(path.selected[order[:k]]))
+
+
+def test_k_with_groups_is_a_clear_error():
+    X = np.random.default_rng(0).normal(size=(40, 12))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    with pytest.raises(ValueError, match="k counts single features"):
+        FSMulti(k=3, groups=np.repeat(np.arange(4), 3)).fit(X, y)

@@ -236,6 +236,7 @@ def test_sparse_input_is_never_densified(correlated):
 
 
 # ----------------------------------------------------------------------------- compiled steps
+@pytest.mark.filterwarnings("ignore:FSA's schedule ended before the loss settled")
 @pytest.mark.parametrize("loss", ["logistic", "huber_svm", "lorenz", "squared"])
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -70,7 +70,9 @@ def test_leaving_auto_starts_mid_range_not_at_an_extreme():
 
 def test_log_grids_are_round_numbers_so_urls_are_too():
     spec = _spec("fgm", "C")
-    for value in W.widget_for(spec, spec.default, lambda *a: None).values:
+    *numbers, last = W.widget_for(spec, spec.default, lambda *a: None).values
+    assert last == "cv"  # cross-validated C, offered after the numbers
+    for value in numbers:
         assert len(f"{value:g}".lstrip("0.").replace(".", "").rstrip("0")) <= 2, value
     state = ExplorerState(dataset="digits-3v8", live=False, start_worker=False)
     state.set_param("C", 50.0)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .._params import ParamSpec
+from . import _rdatasets as rd
 from . import _synthetic as syn
 from ._dataset import Dataset
 from ._errors import DataError
@@ -119,6 +120,18 @@ def _entries() -> list[CatalogueEntry]:
                        "Wisconsin breast cancer (30 features)", "real"),
         CatalogueEntry("wine", partial(_sk, "load_wine", "wine", "Wine recognition, 3 classes"),
                        "wine recognition (13 features, 3 classes)", "real"),
+        CatalogueEntry("fine-foods", rd.fine_foods,
+                       "food reviews as tf-idf words (sparse text, great vs other)", "real",
+                       (ParamSpec("min_df", "min reviews per word", 3, "int", 1, 100,
+                                  live=False),)),
+        CatalogueEntry("grants", rd.grants, "grant applications (8,190 × 1,500+, binary)",
+                       "real"),
+        CatalogueEntry("pd-speech", rd.pd_speech,
+                       "Parkinson's from speech (252 × 752 correlated)", "real"),
+        CatalogueEntry("hepatic-injury", rd.hepatic_injury,
+                       "QSAR liver injury (281 × 376, 3 classes)", "real"),
+        CatalogueEntry("permeability", rd.permeability,
+                       "QSAR permeability (165 × 1,107 fingerprints, regression)", "real"),
     ]
     for number, weighting in enumerate(("I", "II", "III"), start=1):
         entries.append(CatalogueEntry(

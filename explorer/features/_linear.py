@@ -56,17 +56,21 @@ class LinearSpace(FeatureSpace):
         sets are detected and searched with the pruning of Proposition 2).
     group_weights : array, optional
         λ_g per group (default 1).
-    scaling : None or "norm"
-        Per-feature λ_j = 1/‖f_j‖ (0 for empty columns), FGM eq. 4.
+    scaling : None, "norm" or "rms"
+        Per-feature λ_j = 1/‖f_j‖ (0 for empty columns), FGM eq. 4; "rms": λ_j = √n/‖f_j‖,
+        unit root-mean-square columns (the identity on standardised data, so C keeps its
+        meaning there).
     """
 
     def __init__(self, X, *, groups=None, group_weights=None, scaling: str | None = None):
         self.X = X
         self.n_samples, self.n_features = X.shape
-        if scaling not in (None, "norm"):
-            raise ValueError("feature_scaling must be None or 'norm'")
-        if scaling == "norm":
+        if scaling not in (None, "norm", "rms"):
+            raise ValueError("feature_scaling must be None, 'norm' or 'rms'")
+        if scaling in ("norm", "rms"):
             norms = _column_norms(self.X)
+            if scaling == "rms":
+                norms = norms / np.sqrt(self.n_samples)
             with np.errstate(divide="ignore"):
                 self.lam = np.where(norms > 0, 1.0 / norms, 0.0)
         else:

@@ -45,8 +45,12 @@ class FGM(BaseSelector):
 
     Parameters
     ----------
-    B : int
+    B : int or None
         Candidates per generated block (≈ features wanted per iteration; B ≤ #selected ≤ T·B).
+        None: 10 (the paper's scale); with ``k``, ⌈k/5⌉ for the paper's algorithm (a path of
+        several cutting-plane steps: one block of k is marginal screening, 3–9 points behind
+        on grants at k ≤ 10) and k with ``refine="auto"`` (level with k/5 on the real sets
+        and faster; ``benchmarks/bench_real.py``). ``B_`` is the value used.
     C : float or "cv"
         Loss trade-off (objective above). "cv": chosen by ``cv``-fold cross-validation
         over ``Cs`` along a warm-started path (:mod:`explorer.methods._cv`); ``C_`` is the
@@ -108,14 +112,15 @@ class FGM(BaseSelector):
     """
 
     display_name = "FGM"
-    sparsity_param = "B"
+    sparsity_param = "k"
     has_bounds = True
     has_inner_trace = True
     supports_warm_start = True
     accepts_chunked = True
     _fit_params = ("groups",)
     param_specs = (
-        ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
+        ParamSpec("B", "B (features per block)", None, "int", 1, 10**7, log=True,
+                  nullable=True, auto="10, or from k",
                   help="candidates added per cutting-plane iteration", bound="n_features"),
         ParamSpec("C", "C", 10.0, "float", 1e-3, 1e4, log=True,
                   help="loss trade-off; 'cv': chosen by cross-validation over Cs",
@@ -132,8 +137,9 @@ class FGM(BaseSelector):
         ParamSpec("max_inner", "max APG steps", 2000, "int", 10, 100000, log=True, live=False),
         ParamSpec("fit_intercept", "intercept", True, "bool",
                   help="unpenalised bias (not in the paper)"),
-        ParamSpec("feature_scaling", "feature scaling", None, "choice", choices=(None, "norm"),
-                  nullable=True, help="λ_j = 1/‖f_j‖ (eq. 4)"),
+        ParamSpec("feature_scaling", "feature scaling", None, "choice",
+                  choices=(None, "norm", "rms"), nullable=True,
+                  help="λ_j = 1/‖f_j‖ (eq. 4); rms: λ_j = √n/‖f_j‖ (unit-RMS columns)"),
         ParamSpec("feature_map", "feature map", None, "choice",
                   choices=(None, "poly2", "binned"), nullable=True,
                   help="nonlinear selection: degree-2 products or binned responses"),
@@ -154,7 +160,7 @@ class FGM(BaseSelector):
                        "(None: the paper's count at B)"),
     )
 
-    def __init__(self, B: int = 10, C: float = 10.0, loss: str = "squared_hinge",
+    def __init__(self, B: int | None = None, C: float = 10.0, loss: str = "squared_hinge",
                  max_outer: int = 15, tol: float = 1e-2, inner_tol: float = 3e-5,
                  max_inner: int = 2000, fit_intercept: bool = True, groups=None,
                  group_weights=None, feature_scaling: str | None = None,
@@ -277,11 +283,21 @@ class FGM(BaseSelector):
         self.n_outer_ = int(result.n_outer)
         self._warm = self._warm_state(master)
 
+    @property
+    def _B(self) -> int:
+        """B, or its default: 10; ⌈k/5⌉ for the paper's algorithm with k; k with refine."""
+        if self.B is not None:
+            return int(self.B)
+        if self.k is None:
+            return 10
+        return int(self.k) if self.refine is not None else max(1, int(np.ceil(int(self.k) / 5)))
+
     def _grown_B(self) -> int:
         """Block size of the outer loop: B, or ⌈1.5·B⌉ when refining (grown past k)."""
+        self.B_ = self._B
         if self.refine is None:
-            return int(self.B)
-        return int(np.ceil(OVERSELECT * int(self.B)))
+            return self.B_
+        return int(np.ceil(OVERSELECT * self.B_))
 
     def _prune_and_refit(self, X, y, result, recorder: Recorder, B_grown: int,
                          space) -> None:
@@ -292,7 +308,7 @@ class FGM(BaseSelector):
         pass)."""
         before = self.selected_features_
         k = int(self.k) if self.k is not None else \
-            max(1, int(round(before.size * int(self.B) / B_grown)))
+            max(1, int(round(before.size * self._B / B_grown)))
         stopping = Stopping(float(self.inner_tol) ** 2, int(self.max_inner))
         chunked = X if getattr(X, "is_chunked", False) else None
         # every step below needs only a few columns: read them once (in memory or from disk)
@@ -345,7 +361,7 @@ class FGM(BaseSelector):
                             "splice_rounds": rounds, "loss_before": loss_before,
                             "loss_after": loss_after,
                             "inner_objective": np.asarray(res.trace, dtype=float),
-                            "B": int(self.B), "stop_reason": how,
+                            "B": self._B, "stop_reason": how,
                             "weights": coef[self.support_], **passes})
 
     def _fill(self, space, take, y, loss, before, margins, missing: int, solution):
@@ -358,7 +374,7 @@ class FGM(BaseSelector):
         if missing <= 0 or outside <= 0 or solution is None:
             return none
         # the model's own features score highest (tied at the optimum): ask past them
-        want = min(self.n_features_in_, before.size + missing + max(missing, int(self.B)))
+        want = min(self.n_features_in_, before.size + missing + max(missing, self._B))
         ids, _ = space.top(solution.signal, want)
         ids = np.setdiff1d(ids, before)
         if ids.size == 0:
@@ -450,7 +466,7 @@ class FGM(BaseSelector):
         state = self._warm_for(n_features=self.n_features_in_, feature_map=self.feature_map)
         if state is None:
             return [], None, None
-        B = int(self.B)
+        B = self._B
         ranked = state.support
         blocks = [ranked[i:i + B] for i in range(0, ranked.size, B)]
         return blocks[: max(1, int(self.max_outer) - 1)], state.coef, state.step

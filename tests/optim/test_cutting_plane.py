@@ -157,7 +157,7 @@ def test_a_coarse_master_that_crawls_goes_on_by_newton_to_its_certificate(monkey
     fits, logs = [], []
     for X in (ds.X, ds.X.toarray()):
         log.clear()
-        fits.append(FGM(B=10).fit(X, ds.y))
+        fits.append(FGM(B=10, feature_scaling=None).fit(X, ds.y))
         logs.append([entry[:3] for entry in log])
         for budget, steps, solver, converged, gap in log:
             if steps >= budget:  # APG spent what Newton costs: Newton certified it

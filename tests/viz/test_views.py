@@ -26,7 +26,7 @@ hv.extension("bokeh")
 @pytest.fixture(scope="module")
 def fgm_fit():
     ds = make("digits-3v8").split()
-    return ds, FGM(B=4).fit(ds.X, ds.y)
+    return ds, FGM(B=4, feature_scaling=None).fit(ds.X, ds.y)
 
 
 @pytest.fixture(scope="module")

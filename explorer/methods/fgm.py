@@ -193,6 +193,13 @@ class FGM(BaseSelector):
         self.Cs = Cs
         self.cv = cv
 
+    @classmethod
+    def sweep_values(cls, X, y, n_points: int = 10):
+        """k from 1 to min(n_features, 256), log-spaced: the range where a selection is read
+        (a k of thousands grows thousands of columns into the master)."""
+        top = max(1, min(int(X.shape[1]), 256))
+        return sorted({int(round(v)) for v in np.geomspace(1, top, n_points)})
+
     # ------------------------------------------------------------------ setup
     def _check_params(self) -> None:
         if self.feature_map is not None and (self.groups is not None or

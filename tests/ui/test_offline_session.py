@@ -39,7 +39,7 @@ def visit_every_tab(page: Page) -> None:
 
 def test_a_whole_session_offline_has_no_error_and_no_outside_request(watched, server):
     page, problems = watched
-    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5&feature_scaling=None")
     before = settled_status(page)
     page.locator(".param-loss select").select_option("logistic")
     settled_status(page, differs_from=before)
@@ -62,7 +62,7 @@ def test_every_tab_and_a_method_change_raise_no_page_error(page: Page, server):
     has no view yet (BokehJS: "cannot find a view for Legend", dozens a session)."""
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5&feature_scaling=None")
     before = settled_status(page)
     visit_every_tab(page)
     page.locator(".param-loss select").select_option("logistic")

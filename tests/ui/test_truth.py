@@ -443,7 +443,7 @@ def test_the_gap_plot_shows_every_gap_on_whole_decades(page: Page, server, shot,
     """The certified gap's log axis spans whole decades around every point, off its edges: a
     fit certified in one outer iteration (B = 64 takes every pixel at once; its gap closes to
     the plot's floor of 1e-12) was drawn outside Bokeh's default range of [0.01, 1.2]."""
-    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B={B}")
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B={B}&feature_scaling=None")
     settled_status(page)
 
     def drawn():

@@ -39,18 +39,22 @@ def _fgm(record) -> str:
         before, pruned = info.get("before", []), info.get("pruned", [])
         added = info.get("added", [])
         rounds = int(info.get("splice_rounds", 0))
+        paper = info.get("refine") == "paper"
+        step = "Exactly k" if paper else "Refinement"
         if len(added):
             more = "one more feature was added, the one" if len(added) == 1 else \
                 f"{len(added)} more features were added, the ones"
-            text = (f"Refinement: the path converged at {len(before)} features, fewer than "
+            text = (f"{step}: the path converged at {len(before)} features, fewer than "
                     f"asked for; {more} outside it whose entry would lower the objective "
                     f"most (½g_j²/h_j), and the ℓ2 model was refit on all "
                     f"{record.n_selected}")
         else:
             pruned_now = "" if rounds else f", {len(pruned)} pruned,"
-            text = (f"Refinement: the path grew to {len(before)} features; the "
-                    f"{record.n_selected} whose removal would raise the objective most "
-                    f"(½h_j w_j²) were kept{pruned_now} and the ℓ2 model was refit on them")
+            rule = "of largest weight |w_j| in the path's model" if paper else \
+                "whose removal would raise the objective most (½h_j w_j²)"
+            text = (f"{step}: the path grew to {len(before)} features; the "
+                    f"{record.n_selected} {rule} were kept{pruned_now} and the ℓ2 model was "
+                    "refit on them")
         if rounds:
             text += (f". Then {rounds} exchange round{'s' if rounds > 1 else ''} (the "
                      "best-scored features outside join, refit, prune back by sacrifice, "

@@ -136,3 +136,14 @@ def test_counts_agree_with_their_nouns_and_features_carry_the_datasets_names():
     assert not re.search(r"\bx\d+\b", first)
     assert with_names("x3·x12 and x99", ["a"] * 13) == "a·a and x99"
     assert with_names("x3", None) == "x3"
+
+
+def test_the_papers_cut_to_k_is_explained_by_its_own_rule():
+    from explorer import FGM
+    from explorer.data import load
+
+    data = load("digits-3v8")
+    text = explain("fgm", FGM(k=5).fit(data.X, data.y).history_[-1])
+    assert text.startswith("Exactly k:") and "|w_j|" in text and "½h_j" not in text
+    refined = explain("fgm", FGM(k=5, refine="auto").fit(data.X, data.y).history_[-1])
+    assert refined.startswith("Refinement:")

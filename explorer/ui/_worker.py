@@ -14,6 +14,7 @@ import queue
 import threading
 import time
 import traceback
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,10 +76,12 @@ def _warm_up() -> None:
     X = rng.standard_normal((40, 12))
     y = np.where(X[:, 0] > 0, 1, -1)
     try:
-        for loss in ("squared_hinge", "logistic"):
-            FGM(B=2, loss=loss, max_outer=2).fit(X, y)
-            FGM(B=2, loss=loss, max_outer=2).fit(sp.csr_matrix(X), y)
-        FSA(k=2, n_iter=10).fit(X, y)
+        with warnings.catch_warnings():  # tiny fits that only compile: their warnings are noise
+            warnings.simplefilter("ignore")
+            for loss in ("squared_hinge", "logistic"):
+                FGM(B=2, loss=loss, max_outer=2).fit(X, y)
+                FGM(B=2, loss=loss, max_outer=2).fit(sp.csr_matrix(X), y)
+            FSA(k=2, n_iter=10).fit(X, y)
     except Exception:  # warming is an optimisation: a failure shows up in the real fit
         log.exception("warming up the numerical kernels failed")
     finally:

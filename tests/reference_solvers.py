@@ -228,3 +228,62 @@ def group_lasso_reference(Phi, Y, groups, loss, lam, q_is_2=True):
     x, obj = _solve(sp.csc_matrix((nvar, nvar)), qv, A, b, cones)
     W = x[:c * T].reshape(c, T)
     return W, x[ib:ib + T], float(obj)
+
+
+def grfl_reference(X, y, lam_rel, *, sigma, n_candidates=50, max_features=300, seed=0):
+    """Rakotomamonjy, Flamary & Yger (2013), Algorithm 1 written out for random Fourier pairs:
+    candidates v ~ N(0, σ⁻²I) give unit-norm columns [cos vᵀx, sin vᵀx]; the loss is the
+    squared hinge Σ max(0, 1 − y f)² with a free intercept and the group penalty λ Σ_g ‖w_g‖;
+    each step draws ``n_candidates`` pairs and adds the one of largest violation ‖φᵀL′‖ while
+    it exceeds λ (λ = ``lam_rel`` × the largest violation at the intercept-only model), and
+    the restricted problem is solved by FISTA to a 1e-9 step. Returns a predict function."""
+    rng = np.random.default_rng(seed)
+    n, d = X.shape
+
+    def columns(A, V):
+        Z = A @ V.T
+        out = np.empty((A.shape[0], 2 * V.shape[0]))
+        out[:, 0::2], out[:, 1::2] = np.cos(Z), np.sin(Z)
+        return out
+
+    def dloss(f):
+        return -2.0 * y * np.maximum(0.0, 1.0 - y * f)
+
+    b = 0.0
+    for _ in range(200):  # the intercept-only model
+        b -= dloss(np.full(n, b)).sum() / (2.0 * n)
+    V, scale, w, lam = np.zeros((0, d)), np.zeros(0), np.zeros(0), None
+    while True:
+        Phi = columns(X, V) * scale if V.shape[0] else np.zeros((n, 0))
+        r = dloss(Phi @ w + b)
+        cand = rng.standard_normal((n_candidates, d)) / sigma
+        C = columns(X, cand)
+        norms = np.linalg.norm(C, axis=0)
+        violation = np.linalg.norm(((C / norms).T @ r).reshape(-1, 2), axis=1)
+        lam = lam_rel * violation.max() if lam is None else lam
+        j = int(np.argmax(violation))
+        if violation[j] <= lam * (1 + 1e-4) or V.shape[0] >= max_features:
+            break
+        V = np.vstack([V, cand[j]])
+        scale = np.append(scale, 1.0 / norms[2 * j:2 * j + 2])
+        A = np.hstack([columns(X, V) * scale, np.ones((n, 1))])
+        L = 2.0 * np.linalg.norm(A, 2) ** 2
+        z = np.append(np.append(w, [0.0, 0.0]), b)
+        previous, t = z.copy(), 1.0
+        for k in range(3000):
+            u = z + (t - 1.0) / (t + 2.0) * (z - previous) if k else z
+            step = u - A.T @ dloss(A @ u) / L
+            W = step[:-1].reshape(-1, 2)
+            norm = np.linalg.norm(W, axis=1, keepdims=True)
+            step[:-1] = (W * np.maximum(0.0, 1.0 - (lam / L) / np.maximum(norm, 1e-300))).ravel()
+            previous, z, t = z, step, t + 1.0
+            if np.linalg.norm(z - previous) <= 1e-9 * max(1.0, np.linalg.norm(z)):
+                break
+        w, b = z[:-1], z[-1]
+
+    def predict(X_new):
+        if not V.shape[0]:
+            return np.sign(np.full(X_new.shape[0], b))
+        return np.sign(columns(X_new, V) * scale @ w + b)
+
+    return predict

@@ -163,7 +163,7 @@ def _fmt(v) -> str:
     return str(v)
 
 
-SUBSET_FLAGS = ("--only", "--designs")  # options that run part of a script
+SUBSET_FLAGS = ("--only", "--designs", "--sets")  # options that run part of a script
 
 
 def save(name: str, tables: list[Table], command: str | None = None, notes: str = "") -> Path:

@@ -70,37 +70,39 @@ def grants() -> Dataset:
         licence=MODELDATA_LICENCE)
 
 
+def _one_table(item: str, target: str, *, name: str, description: str, source: str,
+               task: str = "classification") -> Dataset:
+    """A modeldata table whose column ``target`` is the label and the rest the features."""
+    frame = _table(item)
+    X, names = _numeric(frame, (target,))
+    y = frame[target].to_numpy(dtype=np.float64) if task == "regression" else \
+        frame[target].astype(str).to_numpy()
+    return Dataset(X=X, y=y, feature_names=names, task=task, name=name,
+                   description=description, source=f"modeldata::{item} ({source})",
+                   licence=MODELDATA_LICENCE)
+
+
 def permeability() -> Dataset:
     """Permeability of 165 compounds (regression) from 1,107 binary molecular fingerprints
     (modeldata's ``permeability_qsar``)."""
-    frame = _table("permeability_qsar")
-    X, names = _numeric(frame, ("permeability",))
-    return Dataset(X=X, y=frame["permeability"].to_numpy(dtype=np.float64),
-                   feature_names=names, task="regression", name="permeability",
-                   description="permeability of 165 compounds from 1,107 binary fingerprints",
-                   source="modeldata::permeability_qsar (Kuhn & Johnson 2013)",
-                   licence=MODELDATA_LICENCE)
+    return _one_table("permeability_qsar", "permeability", name="permeability",
+                      description="permeability of 165 compounds from 1,107 binary "
+                                  "fingerprints",
+                      source="Kuhn & Johnson 2013", task="regression")
 
 
 def hepatic_injury() -> Dataset:
     """Drug-induced liver injury (none / mild / severe) of 281 compounds from 376 biological
     assay and chemical predictors (modeldata's ``hepatic_injury_qsar``)."""
-    frame = _table("hepatic_injury_qsar")
-    X, names = _numeric(frame, ("class",))
-    return Dataset(X=X, y=frame["class"].astype(str).to_numpy(), feature_names=names,
-                   name="hepatic-injury",
-                   description="liver injury (3 classes) of 281 compounds, 376 predictors",
-                   source="modeldata::hepatic_injury_qsar (Kuhn & Johnson 2013)",
-                   licence=MODELDATA_LICENCE)
+    return _one_table("hepatic_injury_qsar", "class", name="hepatic-injury",
+                      description="liver injury (3 classes) of 281 compounds, 376 predictors",
+                      source="Kuhn & Johnson 2013")
 
 
 def pd_speech() -> Dataset:
     """Parkinson's disease from 752 correlated speech-signal features of 252 recordings
     (modeldata's ``pd_speech``), label PD / control."""
-    frame = _table("pd_speech")
-    X, names = _numeric(frame, ("class",))
-    return Dataset(X=X, y=frame["class"].astype(str).to_numpy(), feature_names=names,
-                   name="pd-speech",
-                   description="Parkinson's disease from 752 speech features (252 recordings)",
-                   source="modeldata::pd_speech (Sakar et al. 2019)",
-                   licence=MODELDATA_LICENCE)
+    return _one_table("pd_speech", "class", name="pd-speech",
+                      description="Parkinson's disease from 752 speech features (252 "
+                                  "recordings)",
+                      source="Sakar et al. 2019")

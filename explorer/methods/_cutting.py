@@ -1,5 +1,6 @@
 """Pieces shared by the cutting-plane methods (FGM, FS-multi): the per-iteration record of a
-generated block, and the map from cached columns back to weights on the input features."""
+generated block, the map from cached columns back to weights on the input features, and the
+outer loop asked for k features."""
 
 from __future__ import annotations
 
@@ -42,3 +43,27 @@ def block_record_info(space, step, previously: set, B: int) -> dict:
     if getattr(space, "tree", None) is not None:
         info["groups_visited"] = int(space.last_visited)
     return info
+
+
+def loop_to_k(max_outer: int, tol: float, B: int, grown_to: int | None) -> tuple[int, float]:
+    """The outer loop's (max_outer, tol) when it must hold ``grown_to`` features: the paper's
+    stop on a small objective change is off, and there are iterations enough for blocks of B
+    to get there (None: the paper's loop as given)."""
+    if grown_to is None:
+        return int(max_outer), float(tol)
+    return max(int(max_outer), int(np.ceil(grown_to / max(1, int(B)))) + 2), 0.0
+
+
+def emit_outer_step(recorder, estimator, step, info: dict, inner_measure,
+                    grown_to: int | None) -> bool:
+    """One outer iteration's record (the estimator's current support); False stops the loop —
+    the callback's answer, or a path that now holds ``grown_to`` features to cut from."""
+    support = estimator.support_
+    go_on = recorder.emit(objective=step.solution.objective, n_selected=int(support.sum()),
+                          selected=np.flatnonzero(support),
+                          inner_steps=step.solution.inner_steps, lower=step.lower,
+                          upper=step.upper, inner_measure=inner_measure, info=info)
+    if grown_to is not None and support.sum() >= grown_to:
+        return False
+    return go_on
+

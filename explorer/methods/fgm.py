@@ -35,7 +35,7 @@ from ..kernels import take_columns
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
 from ..optim.refine import OVERSELECT, forward_sacrifices, prune_and_refit, splice
-from ._cutting import block_record_info, linear_coef
+from ._cutting import block_record_info, emit_outer_step, linear_coef, loop_to_k
 from .base import BaseSelector, Recorder, register
 
 
@@ -243,14 +243,13 @@ class FGM(BaseSelector):
         previously = set()
         B = self._grown_B()
         grown_to = None
-        max_outer, tol = int(self.max_outer), float(self.tol)
         if self.k is not None:
             if groups is not None:
                 raise ValueError("k counts single linear features: it cannot be combined "
                                  "with groups (choose B to size those)")
             grown_to = int(self.k) if self.refine is None else \
                 int(np.ceil(OVERSELECT * int(self.k)))
-            max_outer, tol = max(max_outer, int(np.ceil(grown_to / B)) + 2), 0.0
+        max_outer, tol = loop_to_k(self.max_outer, self.tol, B, grown_to)
 
         def on_step(step: OuterStep) -> bool:
             self._update_model(space, master)
@@ -265,14 +264,8 @@ class FGM(BaseSelector):
             })
             if chunked:
                 info.update({"passes": int(X.passes), "bytes_read": int(X.bytes_read)})
-            go_on = recorder.emit(objective=sol.objective, n_selected=int(self.support_.sum()),
-                                  selected=np.flatnonzero(self.support_),
-                                  inner_steps=sol.inner_steps, lower=step.lower,
-                                  upper=step.upper, inner_measure=sol.info.get("inner_gap"),
-                                  info=info)
-            if grown_to is not None and self.support_.sum() >= grown_to:
-                return False  # enough features to prune from
-            return go_on
+            return emit_outer_step(recorder, self, step, info, sol.info.get("inner_gap"),
+                                   grown_to)
 
         with interruptible(X, recorder.interrupted):  # Stop within a chunk task of a pass
             result = cutting_plane(space, master, B=B, max_outer=max_outer,

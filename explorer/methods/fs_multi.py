@@ -41,7 +41,7 @@ from ..features import LinearSpace
 from ..optim import OuterStep, WarmStart, cutting_plane
 from ..optim.bundle import BundleMaster
 from ..optim.structured import default_k
-from ._cutting import block_record_info, linear_coef
+from ._cutting import block_record_info, emit_outer_step, linear_coef, loop_to_k
 from .base import BaseSelector, Recorder, register
 
 MEASURE_CHOICES = ("f1", "prbep", "rec@k", "hamming")
@@ -155,9 +155,7 @@ class FSMulti(BaseSelector):
         if wanted is not None and groups is not None:
             raise ValueError("k counts single features: it cannot be combined with groups "
                              "(choose B to size those)")
-        max_outer, tol = int(self.max_outer), float(self.tol)
-        if wanted is not None:
-            max_outer, tol = max(max_outer, int(np.ceil(wanted / int(self.B))) + 2), 0.0
+        max_outer, tol = loop_to_k(self.max_outer, self.tol, int(self.B), wanted)
         density = X.nnz / max(1, X.shape[0] * X.shape[1]) if sp.issparse(X) else 1.0
         # ranking measures fix the number of predicted positives: a common shift b changes no
         # ranking, and with k ≠ #positives it would drive the structural risk to −∞
@@ -184,15 +182,8 @@ class FSMulti(BaseSelector):
             info["T"] = info["n_blocks"]
             info["measure"] = self.measure
             info["weights"] = self.coef_[self.support_]
-            go_on = recorder.emit(objective=sol.objective,
-                                  n_selected=int(self.support_.sum()),
-                                  selected=np.flatnonzero(self.support_),
-                                  inner_steps=sol.inner_steps, lower=step.lower,
-                                  upper=step.upper, inner_measure=sol.info.get("inner_measure"),
-                                  info=info)
-            if wanted is not None and self.support_.sum() >= wanted:
-                return False  # enough features to cut from
-            return go_on
+            return emit_outer_step(recorder, self, step, info, sol.info.get("inner_measure"),
+                                   wanted)
 
         result = cutting_plane(space, master, B=int(self.B), max_outer=max_outer,
                                tol=tol, on_step=on_step, initial_blocks=initial,

@@ -67,3 +67,10 @@ def emit_outer_step(recorder, estimator, step, info: dict, inner_measure,
         return False
     return go_on
 
+
+def k_grid(n_features: int, n_points: int = 10) -> list[int]:
+    """A sweep's k from 1 to min(n_features, 256), log-spaced: the range where a selection is
+    read (a k of thousands grows thousands of columns into the master)."""
+    top = max(1, min(int(n_features), 256))
+    return sorted({int(round(v)) for v in np.geomspace(1, top, n_points)})
+

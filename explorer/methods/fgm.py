@@ -35,7 +35,7 @@ from ..kernels import take_columns
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
 from ..optim.refine import OVERSELECT, forward_sacrifices, prune_and_refit, splice
-from ._cutting import block_record_info, emit_outer_step, linear_coef, loop_to_k
+from ._cutting import block_record_info, emit_outer_step, k_grid, linear_coef, loop_to_k
 from .base import BaseSelector, Recorder, register
 
 
@@ -195,10 +195,7 @@ class FGM(BaseSelector):
 
     @classmethod
     def sweep_values(cls, X, y, n_points: int = 10):
-        """k from 1 to min(n_features, 256), log-spaced: the range where a selection is read
-        (a k of thousands grows thousands of columns into the master)."""
-        top = max(1, min(int(X.shape[1]), 256))
-        return sorted({int(round(v)) for v in np.geomspace(1, top, n_points)})
+        return k_grid(X.shape[1], n_points)
 
     # ------------------------------------------------------------------ setup
     def _check_params(self) -> None:

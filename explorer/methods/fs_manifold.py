@@ -208,6 +208,13 @@ class FSManifold(BaseSelector):
                               on_step=on_step)
         self.p_ = result.best_p
         self.lower_bound_, self.upper_bound_ = result.lower, result.upper
+        self.converged_ = bool(result.converged)
+        if not result.converged and not recorder.should_stop:
+            gap = (result.upper - result.lower) / max(abs(result.upper), 1e-300)
+            recorder.warn(f"FS-Manifold's level method used its max_iter={int(self.max_iter)} "
+                          f"iterations and stopped at a relative gap of {gap:.2g} (asked: "
+                          f"{float(self.tol):g}): the selection is the best p so far; raise "
+                          "max_iter to certify it.")
 
     def _store(self, p, m):
         top = np.argsort(-p, kind="stable")[:m]

@@ -127,6 +127,7 @@ def _saddle_by_grid(X, y, m, C, step=0.02):
     return best
 
 
+@pytest.mark.filterwarnings("ignore:FS-Manifold's level method used its max_iter")
 def test_level_method_value_equals_brute_force_saddle_point():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(12, 3))
@@ -138,6 +139,7 @@ def test_level_method_value_equals_brute_force_saddle_point():
     assert est.upper_bound_ - est.lower_bound_ <= 1e-5 * abs(est.upper_bound_)
 
 
+@pytest.mark.filterwarnings("ignore:FS-Manifold's level method used its max_iter")
 def test_bounds_are_monotone_and_records_complete(semi):
     est = FSManifold(m=8, tau=0.5, rho="auto", laplacian="normalized", max_iter=40).fit(
         semi.X, semi.y, X_unlabeled=semi.X_unlabeled)
@@ -153,6 +155,7 @@ def test_bounds_are_monotone_and_records_complete(semi):
     assert est.n_selected_ == 8 and est.score(semi.X_test, semi.y_test) > 0.8
 
 
+@pytest.mark.filterwarnings("ignore:FS-Manifold's level method used its max_iter")
 def test_tau_zero_is_supervised_selection(semi):
     a = FSManifold(m=6, tau=0.0, max_iter=30).fit(semi.X, semi.y)
     b = FSManifold(m=6, tau=0.0, max_iter=30).fit(semi.X, semi.y, X_unlabeled=semi.X_unlabeled)
@@ -160,6 +163,7 @@ def test_tau_zero_is_supervised_selection(semi):
     np.testing.assert_allclose(a.p_, b.p_, atol=1e-8)
 
 
+@pytest.mark.filterwarnings("ignore:FS-Manifold's level method used its max_iter")
 def test_sparse_input_equals_dense():
     ds = make("text-like", n_samples=300, n_features=400, seed=2)
     X, Xu = ds.X[:40], ds.X[40:]
@@ -171,6 +175,7 @@ def test_sparse_input_equals_dense():
     np.testing.assert_allclose(dense.p_, sparse.p_, atol=1e-6)
 
 
+@pytest.mark.filterwarnings("ignore:FS-Manifold's level method used its max_iter")
 @pytest.mark.slow
 def test_tau_one_is_rejected_and_auto_is_cross_validated(semi):
     with pytest.raises(ValueError, match="tau=1 removes the feature term"):
@@ -199,6 +204,7 @@ def test_bad_unlabeled_shape(semi):
         FSManifold(m=3).fit(semi.X, semi.y, X_unlabeled=semi.X_unlabeled[:, :10])
 
 
+@pytest.mark.filterwarnings("ignore:FS-Manifold's level method used its max_iter")
 def test_tau_moves_the_model_at_the_defaults():
     """digits-3v8-semi, m = 10: with ρ = 10 the manifold term was ~1e-6 of the feature term
     and τ ∈ {0, ½, 0.9} gave the same 10 features; the default ρ = "auto" balances them."""
@@ -211,3 +217,9 @@ def test_tau_moves_the_model_at_the_defaults():
     assert len(set(supports.values())) == 3
     assert 0.1 < fits[0.5].history_[-1].info["manifold_ratio"] < 10
     assert "transductive" in data.summary()
+
+
+def test_a_level_method_out_of_iterations_says_so(semi):
+    with pytest.warns(Warning, match="raise max_iter"):
+        est = FSManifold(m=6, max_iter=3).fit(semi.X, semi.y)
+    assert not est.converged_ and est.n_selected_ == 6

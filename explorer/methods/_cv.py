@@ -68,6 +68,11 @@ def cross_validate_C(estimator, X, y, Cs: np.ndarray, cv: int, fit_params: dict,
 
 
 def best_C(Cs: np.ndarray, scores: np.ndarray) -> float:
-    """The C of best mean held-out score; ties go to the smaller C."""
-    mean = np.nanmean(scores, axis=1)
-    return float(Cs[int(np.nanargmax(mean))])
+    """The C of best mean held-out score; ties go to the smaller C. A search stopped before
+    any score (the user's *Stop*) gives the smallest C: the fit after it stops at once."""
+    scored = ~np.all(np.isnan(scores), axis=1)
+    if not scored.any():
+        return float(Cs[0])
+    mean = np.full(len(Cs), -np.inf)
+    mean[scored] = np.nanmean(scores[scored], axis=1)
+    return float(Cs[int(np.argmax(mean))])

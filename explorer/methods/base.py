@@ -530,8 +530,11 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         when C is a number (``C_`` is then that number)."""
         if "C" not in specs_by_name(self.param_specs):
             return None
+        for stale in ("Cs_", "cv_scores_"):  # from an earlier fit with C="cv"
+            self.__dict__.pop(stale, None)
         if getattr(self, "C", None) != "cv":
-            self.C_ = getattr(self, "C_", None) if self.C is None else float(self.C)
+            if self.C is not None:  # None: the method sets C_ from its own rule
+                self.C_ = float(self.C)
             return None
         from ._cv import best_C, cross_validate_C, grid
 

@@ -55,3 +55,23 @@ def test_too_few_rows_of_a_class_for_the_folds_is_a_clear_error():
     data = make("text-like", n_samples=60, n_features=200, positive_rate=0.03, seed=0)
     with pytest.raises(ValueError, match="rows of every class"):
         FGM(C="cv", cv=5).fit(data.X, data.y)
+
+
+def test_a_search_stopped_at_once_still_leaves_a_model(digits):
+    """Stop pressed during the search: no score yet, the fit after it stops at once."""
+    class StopNow:
+        def __call__(self, record):
+            return False
+
+        def cancelled(self):
+            return True
+
+    est = FGM(C="cv", Cs=CS).fit(digits.X, digits.y, callback=StopNow())
+    assert est.stopped_early_ and est.C == "cv" and est.C_ == CS[0]
+    assert np.all(np.isnan(est.cv_scores_))
+
+
+def test_a_numeric_C_after_cv_leaves_no_stale_search(digits):
+    est = FGM(C="cv", Cs=CS).fit(digits.X, digits.y)
+    est.set_params(C=1.0).fit(digits.X, digits.y)
+    assert est.C_ == 1.0 and not hasattr(est, "cv_scores_")

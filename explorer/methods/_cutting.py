@@ -74,3 +74,8 @@ def k_grid(n_features: int, n_points: int = 10) -> list[int]:
     top = max(1, min(int(n_features), 256))
     return sorted({int(round(v)) for v in np.geomspace(1, top, n_points)})
 
+
+def k_sweep(cls, X, y, n_points: int = 10) -> list[int]:
+    """``sweep_values`` of a method whose sparsity knob is k (:func:`k_grid`)."""
+    return k_grid(X.shape[1], n_points)
+

@@ -35,7 +35,7 @@ from ..kernels import take_columns
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
 from ..optim.refine import OVERSELECT, forward_sacrifices, prune_and_refit, splice
-from ._cutting import block_record_info, emit_outer_step, k_grid, linear_coef, loop_to_k
+from ._cutting import block_record_info, emit_outer_step, k_sweep, linear_coef, loop_to_k
 from .base import BaseSelector, Recorder, register
 
 
@@ -193,9 +193,7 @@ class FGM(BaseSelector):
         self.Cs = Cs
         self.cv = cv
 
-    @classmethod
-    def sweep_values(cls, X, y, n_points: int = 10):
-        return k_grid(X.shape[1], n_points)
+    sweep_values = classmethod(k_sweep)
 
     # ------------------------------------------------------------------ setup
     def _check_params(self) -> None:

@@ -41,7 +41,7 @@ from ..features import LinearSpace
 from ..optim import OuterStep, WarmStart, cutting_plane
 from ..optim.bundle import BundleMaster
 from ..optim.structured import default_k
-from ._cutting import block_record_info, emit_outer_step, k_grid, linear_coef, loop_to_k
+from ._cutting import block_record_info, emit_outer_step, k_sweep, linear_coef, loop_to_k
 from .base import BaseSelector, Recorder, register
 
 MEASURE_CHOICES = ("f1", "prbep", "rec@k", "hamming")
@@ -141,9 +141,7 @@ class FSMulti(BaseSelector):
         self.Cs = Cs
         self.cv = cv
 
-    @classmethod
-    def sweep_values(cls, X, y, n_points: int = 10):
-        return k_grid(X.shape[1], n_points)
+    sweep_values = classmethod(k_sweep)
 
     def _fit(self, X, y, recorder: Recorder, groups=None, **_):
         n = X.shape[0]

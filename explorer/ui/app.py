@@ -69,7 +69,7 @@ class DrawBudget:
     (``share = 0.25``: drawing takes at most a quarter of the loop), whichever session it is
     for; the records that wait meanwhile are drawn together. So a classroom of fits degrades into
     coarser curve updates, never into clicks that queue behind plots (a quarter, not a half:
-    *Stop* went from 0.59 s to 0.36 s median on the README's benchmark)."""
+    *Stop* went from 0.59 s to 0.36 s median on `benchmarks/bench_app.py`)."""
 
     def __init__(self, share: float = 0.25):
         self.share = share

@@ -346,9 +346,10 @@ def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | N
                             np.full(edges.size, n_rows + 0.5)),
                            kdims=["x0", "y0", "x1", "y1"]).opts(color="#999999", line_width=1,
                                                                 framewise=True)
-    # the legend sits below the map, never over the cells it explains (the latest
-    # iterations are its top rows, where a legend inside would sit)
-    return (image * true * segments).opts(legend_position="bottom")
+    # the legend sits right of the map, never over the cells it explains (the latest
+    # iterations are its top rows, where a legend inside would sit); below it would take
+    # the height the toolbar needs, which then folds reset and hover into its overflow menu
+    return (image * true * segments).opts(legend_position="right")
 
 
 def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,

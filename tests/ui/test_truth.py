@@ -501,8 +501,13 @@ def test_hidden_tabs_do_not_take_the_sparsity_maps_clicks(page: Page, server):
     page.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=5")
     settled_status(page)
     expect(page.locator(".view-selected")).to_have_count(0)  # not in the page while hidden
-    tool = page.locator(".view-sparsity .bk-tool-icon-reset").first
-    tool.click(trial=True, timeout=5000)  # fails if another element would receive the click
+    # the fitted map (not the empty one drawn before the fit), laid out with its legend
+    wait_for(lambda: "ever selected" in (page.evaluate(FIGURE, "entries and exits") or
+                                         {"title": ""})["title"], 20)
+    page.wait_for_timeout(500)
+    for name in ("reset", "hover"):  # on the toolbar itself, not folded into its overflow menu
+        tool = page.locator(f".view-sparsity .bk-tool-icon-{name}").first
+        tool.click(trial=True, timeout=5000)  # fails if another element would receive the click
 
 
 # ------------------------------------------------------------------ 8 · Stop

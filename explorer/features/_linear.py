@@ -3,6 +3,7 @@ tree-structured) groups, optionally scaled by λ_j = 1/‖f_j‖ (FGM eq. 4)."""
 
 from __future__ import annotations
 
+import copy
 import heapq
 
 import numpy as np
@@ -126,6 +127,18 @@ class LinearSpace(FeatureSpace):
             self.n_candidates = self.n_features
         self.passes = 0
         self.last_visited = self.n_candidates
+
+    def on(self, X) -> LinearSpace:
+        """This space (its scaling λ and groups) over ``X``, a matrix of the same values (the
+        same rows in another object), with its pass counters at zero."""
+        if X.shape != (self.n_samples, self.n_features):
+            raise ValueError(f"the space is over a {self.n_samples} × {self.n_features} "
+                             f"matrix, got {X.shape[0]} × {X.shape[1]}")
+        space = copy.copy(self)
+        space.X = X
+        space.passes = 0
+        space.last_visited = space.n_candidates
+        return space
 
     # ------------------------------------------------------------------ scoring
     def feature_scores(self, s: np.ndarray) -> np.ndarray:

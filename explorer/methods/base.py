@@ -506,6 +506,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             self._fit_task(X, y, recorder, fit_params)
         finally:
             del self._fit_recorder
+            self.__dict__.pop("_path_start", None)  # one fit's start, never the next's
             if chosen is not None:
                 self.C = "cv"
         self._records = list(recorder._history)  # deferred batches built on first read
@@ -546,6 +547,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         self.C_ = best_C(Cs, scores)
         recorder.info["C_cv"] = self.C_
         return self.C_
+
+    def _path_state(self):
+        """What the next fit on the same rows at a larger C may start from without changing
+        its model (only its work): None here. ``C="cv"`` hands it on along the grid as
+        ``_path_start``, which that one fit consumes."""
+        return None
 
     def _fit_task(self, X, y, recorder: Recorder, fit_params) -> None:
         """Dispatch on the task: binary ±1, one-vs-rest, native multi-class, or real y."""

@@ -209,6 +209,9 @@ class FGM(BaseSelector):
                              "feature_map or groups (choose B to size those)")
 
     def _make_space(self, X, groups):
+        start = getattr(self, "_path_start", None)  # the previous C's fit on these rows
+        if start is not None and self.feature_map is None:
+            return start["space"].on(X)
         if self.feature_map == "poly2":
             return Poly2Space(X, gamma=self.poly_gamma, r=self.poly_r)
         if self.feature_map == "binned":
@@ -454,6 +457,11 @@ class FGM(BaseSelector):
         return out
 
     # ------------------------------------------------------------------ warm start
+    def _path_state(self):
+        """The feature space (its scaling λ reads X's columns, not C) for the next C."""
+        space = getattr(self, "space_", None)
+        return {"space": space} if isinstance(space, LinearSpace) else None
+
     def _warm_state(self, master: L12Master) -> WarmStart:
         weights = {}
         by_candidate = {}

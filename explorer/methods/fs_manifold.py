@@ -141,9 +141,13 @@ class FSManifold(BaseSelector):
         X_all = X if X_unlabeled is None else (
             sp.vstack([sp.csr_matrix(X), sp.csr_matrix(X_unlabeled)], format="csr")
             if sp.issparse(X) or sp.issparse(X_unlabeled) else np.vstack([X, X_unlabeled]))
-        W = knn_graph(X_all, self.n_neighbors, self.metric, self.graph_weights)
-        L = laplacian(W, self.laplacian)
-        mk = manifold_kernel(X_all, X.shape[0], L)
+        start = getattr(self, "_path_start", None)  # the previous C's fit on these rows
+        if start is not None:
+            mk = start["kernel"]
+        else:
+            W = knn_graph(X_all, self.n_neighbors, self.metric, self.graph_weights)
+            L = laplacian(W, self.laplacian)
+            mk = manifold_kernel(X_all, X.shape[0], L)
         self.graph_components_ = mk.components
         self.ridge_ = mk.ridge
         self._mk = mk
@@ -153,8 +157,14 @@ class FSManifold(BaseSelector):
         if tau == "auto":
             tau = self._choose_tau(X, y, Y, mk.H, rho, m)
         self.tau_ = float(tau)
-        self._level_method(X, Y, mk.H, self.tau_, rho, m, recorder)
+        p0 = start["p"] if start is not None and start["tau"] == self.tau_ else None
+        self._level_method(X, Y, mk.H, self.tau_, rho, m, recorder, p0=p0)
         self._final_svm(X, y)
+
+    def _path_state(self):
+        """The graph and manifold kernel (C plays no part in them) and the optimal p, the
+        next C's first point (:func:`~explorer.optim.level.level_method`'s ``p0``)."""
+        return {"kernel": self._mk, "p": self.p_.copy(), "tau": self.tau_}
 
     def _label_matrix(self, y):
         if np.ndim(y) == 1 and set(np.unique(y)) <= {-1.0, 1.0}:
@@ -170,7 +180,7 @@ class FSManifold(BaseSelector):
         return max(float(np.trace(H)), 1e-300) / max(feature_trace, 1e-300)
 
     # ------------------------------------------------------------------ Alg. 2
-    def _level_method(self, X, Y, H, tau, rho, m, recorder):
+    def _level_method(self, X, Y, H, tau, rho, m, recorder, p0=None):
         """Alg. 2 by :func:`explorer.optim.level.level_method`; the oracle at p solves one SVM
         dual per class on the kernel (1−τ)²K_p + (τ²/ρ)H and returns its cut."""
         a2, b2 = (1.0 - tau) ** 2, tau**2 / rho
@@ -205,7 +215,7 @@ class FSManifold(BaseSelector):
 
         result = level_method(oracle, X.shape[1], m, level=float(self.level),
                               stopping=Stopping(float(self.tol), int(self.max_iter)),
-                              on_step=on_step)
+                              on_step=on_step, p0=p0)
         self.p_ = result.best_p
         self.lower_bound_, self.upper_bound_ = result.lower, result.upper
         self.converged_ = bool(result.converged)

@@ -47,14 +47,24 @@ class LevelResult:
 
 
 def level_method(oracle: Callable, d: int, m: float, *, level: float, stopping: Stopping,
-                 on_step: Callable[[LevelStep], bool]) -> LevelResult:
+                 on_step: Callable[[LevelStep], bool], p0: np.ndarray | None = None
+                 ) -> LevelResult:
     """Minimise a convex g(p) = max over cuts (c − G·p) over P = {0 ≤ p ≤ 1, Σp = m} by the
     level method (FS-Manifold Alg. 2): call ``oracle(p) -> (value, c, G, extra)`` (the
     objective at p and its cut), bound the optimum below by the cut model's minimum (an LP),
     stop when the relative gap is at most ``stopping.tol`` or after ``stopping.max_iter``
     oracle calls, else project p onto the level set at ``level``·upper + (1 − level)·lower.
-    ``on_step`` sees every iteration and may stop the loop by returning False."""
+    ``on_step`` sees every iteration and may stop the loop by returning False.
+
+    ``p0`` (a point of P, e.g. the optimum at a neighbouring C) starts the method instead of
+    the uniform p = m/d: the certificate is the same, only the number of cuts changes."""
     p = np.full(d, m / d)
+    if p0 is not None:
+        p0 = np.asarray(p0, dtype=np.float64)
+        if p0.shape != (d,) or not np.all(np.isfinite(p0)) or p0.min() < -1e-9 or \
+                p0.max() > 1 + 1e-9 or abs(p0.sum() - m) > 1e-6 * max(1.0, m):
+            raise ValueError(f"p0 must lie in {{0 ≤ p ≤ 1, Σp = {m:g}}} with {d} entries")
+        p = np.clip(p0, 0.0, 1.0)
     cuts_c, cuts_g = [], []
     upper, lower = np.inf, -np.inf
     best_p = p

@@ -75,3 +75,61 @@ def test_a_numeric_C_after_cv_leaves_no_stale_search(digits):
     est = FGM(C="cv", Cs=CS).fit(digits.X, digits.y)
     est.set_params(C=1.0).fit(digits.X, digits.y)
     assert est.C_ == 1.0 and not hasattr(est, "cv_scores_")
+
+
+def _noisy(n=90, d=30, seed=0):
+    """A small set where C binds: 5 informative features, 15 % of the labels flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.sign(X[:, :5] @ np.ones(5) + 0.3 * rng.standard_normal(n))
+    flip = rng.random(n) < 0.15
+    y[flip] = -y[flip]
+    return X, y
+
+
+def test_fs_manifold_cv_path_equals_grid_search_with_less_work():
+    from explorer.methods import FSManifold
+
+    X, y = _noisy()
+    Cs = [0.01, 0.1, 1.0, 10.0]
+    params = {"m": 5}  # the defaults: tol = 1e-3
+    est = FSManifold(C="cv", Cs=Cs, cv=3, **params).fit(X, y)
+    grid = GridSearchCV(FSManifold(**params), {"C": Cs}, cv=3).fit(X, y)
+    np.testing.assert_allclose(est.cv_scores_.mean(axis=1),
+                               grid.cv_results_["mean_test_score"], atol=1e-12)
+    assert est.C_ == grid.best_params_["C"]
+    # the work: level-method iterations along each fold's path against cold fits at each C
+    from explorer.methods._cv import folds
+
+    warm = cold = 0
+    for train, _ in folds(y, 3, "classification"):
+        member, state = FSManifold(**params), None
+        for C in Cs:
+            member.set_params(C=C)
+            if state is not None:
+                member._path_start = state
+            member.fit(X[train], y[train])
+            warm += member.n_iter_
+            state = member._path_state()
+            fresh = FSManifold(C=C, **params).fit(X[train], y[train])
+            cold += fresh.n_iter_
+            np.testing.assert_array_equal(member.selected_features_, fresh.selected_features_)
+            # both certified to the level method's gap (tol = 1e-3): the same optimum
+            assert member.upper_bound_ == pytest.approx(fresh.upper_bound_, rel=1e-3)
+            assert member.lower_bound_ <= fresh.upper_bound_ and \
+                fresh.lower_bound_ <= member.upper_bound_
+            assert not hasattr(member, "_path_start")  # consumed by that one fit
+    assert warm < 0.7 * cold, (warm, cold)
+
+
+def test_level_method_rejects_a_start_outside_its_set():
+    from explorer.optim import Stopping
+    from explorer.optim.level import level_method
+
+    def oracle(p):
+        return 0.0, 0.0, np.zeros(4), None
+
+    for bad in (np.full(4, 0.9), np.array([np.nan, 1, 1, 0]), np.ones(3)):
+        with pytest.raises(ValueError, match="p0 must lie"):
+            level_method(oracle, 4, 2, level=0.5, stopping=Stopping(1e-3, 10),
+                         on_step=lambda s: True, p0=bad)

@@ -147,7 +147,7 @@ def _remedy(cls, task: str, params) -> str:
 def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10,
           metrics: Sequence[str] = ("accuracy",), callback: Callable | None = None,
           n_jobs: int = 1, test_size: float = 0.3, seed: int = 0, keep_estimators: bool = False,
-          client=None, **params) -> pd.DataFrame:
+          client=None, cv: int | None = None, **params) -> pd.DataFrame:
     """Fit ``method`` across its sparsity knob on ``dataset`` and score each point.
 
     Parameters
@@ -171,6 +171,13 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         The dataset is sent to every worker once; a worker lost mid-sweep has its points
         re-run by Dask. Rows are the serial run's (same fits, same order). A lazy (dask)
         dataset's points run one after the other, each spreading its passes over the cluster.
+    cv : int, optional
+        Score each point by ``cv``-fold cross-validation of the training part (stratified
+        for classes, by query for ranking, shuffled with ``seed``): in each fold the whole
+        fit — selection included — sees only the fold's training rows and is scored on its
+        held-out rows; the test part is not used. Rows then hold the folds' means, each
+        metric's ``<metric>_sd``, ``n_selected_sd`` and ``supports`` (one sorted index array
+        per fold).
     **params
         Fixed parameters of the method.
 
@@ -179,7 +186,8 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
     pandas.DataFrame
         One row per point, sorted by value: ``method``, ``param``, ``value``, ``n_selected``,
         each metric, ``fit_time``, ``n_iter``, ``objective`` (and ``found``/``percent_found``
-        when the dataset knows its true features; ``estimator`` with ``keep_estimators``).
+        when the dataset knows its true features; ``estimator`` with ``keep_estimators``, the
+        last fold's with ``cv``).
     """
     cls = _resolve(method)
     if isinstance(dataset, str):
@@ -191,11 +199,12 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
     if values is None:
         values = cls.sweep_values(dataset.X, dataset.y, n_points)
     values = list(values)
+    folds = cv_folds(dataset, cv, seed) if cv is not None else None
     rows: list[dict] = []
     stop = False
 
     def one(value):
-        return _fit_row(cls, dataset, knob, value, params, metrics)
+        return _fit_row(cls, dataset, knob, value, params, metrics, folds)
 
     def deliver(row):
         nonlocal stop
@@ -217,7 +226,7 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
                             break
             else:
                 _sweep_on_cluster(dask_client, cls, dataset, knob, values, params, metrics,
-                                  deliver, lambda: stop)
+                                  folds, deliver, lambda: stop)
     elif n_jobs == 1:
         for value in values:
             deliver(one(value))
@@ -242,12 +251,57 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
     return frame.sort_values("value", kind="stable").reset_index(drop=True)
 
 
-def _fit_row(cls, dataset: Dataset, knob: str, value, params: dict, metrics) -> dict:
-    """One sweep point (a task on a dask worker: module-level, arguments by value)."""
-    row = fit_point(cls, dataset, {**params, knob: value}, metrics)
+def cv_folds(dataset: Dataset, cv: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``cv`` folds (train, held-out) of the dataset's training part: stratified for classes
+    (shuffled with ``seed``), by query for ranking, plain for regression."""
+    from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
+
+    cv = int(cv)
+    n = dataset.n_samples
+    if not 2 <= cv <= n:
+        raise ValueError(f"cv must be a number of folds from 2 to the {n} training rows, "
+                         f"got {cv}")
+    idx = np.zeros(n)
+    if dataset.task == "ranking" and dataset.query is not None:
+        return list(GroupKFold(cv).split(idx, groups=dataset.query))
+    if dataset.task == "classification":
+        _, counts = np.unique(dataset.y, return_counts=True)
+        if counts.min() < cv:
+            raise ValueError(f"cv={cv} folds need at least {cv} training rows of every class; "
+                             f"the smallest class has {int(counts.min())}")
+        return list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(idx, dataset.y))
+    return list(KFold(cv, shuffle=True, random_state=seed).split(idx))
+
+
+def _fit_row(cls, dataset: Dataset, knob: str, value, params: dict, metrics,
+             folds=None) -> dict:
+    """One sweep point (a task on a dask worker: module-level, arguments by value): one fit
+    scored on the test part, or one fit per fold scored on its held-out rows."""
+    settings = {**params, knob: value}
+    if folds is None:
+        row = fit_point(cls, dataset, settings, metrics)
+    else:
+        row = _mean_of_folds([fit_point(cls, dataset.fold(train, held), settings, metrics)
+                              for train, held in folds])
     row["param"] = knob
     row["value"] = value
     return row
+
+
+def _mean_of_folds(rows: list[dict]) -> dict:
+    """The folds' rows as one: numbers averaged (``<name>_sd`` their standard deviation, for
+    n_selected and the measures), the folds' supports, the last fold's estimator."""
+    out = {"method": rows[0]["method"], "cv": len(rows)}
+    for key, first in rows[0].items():
+        if key in ("method", "_estimator") or not isinstance(first, (int, float, np.number)):
+            continue
+        values = np.array([r[key] for r in rows], dtype=float)
+        out[key] = float(np.mean(values))
+        if key not in ("fit_time", "n_iter", "objective", "found"):
+            out[f"{key}_sd"] = float(np.std(values, ddof=1)) if len(rows) > 1 else 0.0
+    out["supports"] = [np.asarray(r["_estimator"].selected_features_) for r in rows]
+    out["_estimator"] = rows[-1]["_estimator"]
+    return out
 
 
 @contextmanager
@@ -281,12 +335,13 @@ def _cluster(client):
                     f"distributed.Client, got {type(client).__name__}")
 
 
-def _sweep_on_cluster(client, cls, dataset, knob, values, params, metrics, deliver, stopped):
+def _sweep_on_cluster(client, cls, dataset, knob, values, params, metrics, folds, deliver,
+                      stopped):
     from distributed import as_completed as completed
 
     data = client.scatter(dataset, broadcast=True, hash=False)
-    futures = [client.submit(_fit_row, cls, data, knob, value, params, metrics, pure=False,
-                             retries=2) for value in values]
+    futures = [client.submit(_fit_row, cls, data, knob, value, params, metrics, folds,
+                             pure=False, retries=2) for value in values]
     try:
         for future in completed(futures):
             if stopped():

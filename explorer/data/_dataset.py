@@ -166,6 +166,18 @@ class Dataset:
             query_test=None if self.query is None else self.query[test],
         )
 
+    def fold(self, train, held_out) -> Dataset:
+        """The training part's rows ``train`` as training rows and its rows ``held_out`` as
+        the test part: one fold of a cross-validation that never sees the test part."""
+        train, held_out = np.asarray(train), np.asarray(held_out)
+        return replace(
+            self,
+            X=_rows(self.X, train), y=self.y[train],
+            X_test=_rows(self.X, held_out), y_test=self.y[held_out],
+            query=None if self.query is None else self.query[train],
+            query_test=None if self.query is None else self.query[held_out],
+        )
+
 
 def format_bytes(size: float) -> str:
     for unit in ("B", "kB", "MB", "GB", "TB"):

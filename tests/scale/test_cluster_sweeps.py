@@ -126,3 +126,22 @@ def test_kernels_share_the_cores_with_a_workers_threads(cluster, monkeypatch):
     assert threads == max(1, affinity // 2)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     assert kernels._cores() == 1
+
+
+def test_stability_on_a_cluster_equals_the_serial_run(cluster, dataset):
+    from explorer.stability import stability
+
+    serial = stability("fsa", dataset, n_resamples=6, k=5)
+    seen = []
+    parallel = stability("fsa", dataset, n_resamples=6, k=5, client=cluster,
+                         callback=seen.append)
+    assert len(seen) == 6
+    np.testing.assert_array_equal(serial.selected, parallel.selected)
+    assert serial.phi == parallel.phi
+
+
+def test_a_cv_sweep_on_a_cluster_equals_the_serial_one(cluster, dataset):
+    serial = sweep("fsa", dataset, values=[3, 6], cv=3)
+    parallel = sweep("fsa", dataset, values=[3, 6], cv=3, client=cluster)
+    assert serial[["value", "accuracy", "accuracy_sd", "n_selected"]].equals(
+        parallel[["value", "accuracy", "accuracy_sd", "n_selected"]])

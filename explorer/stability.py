@@ -1,0 +1,320 @@
+"""Would I get these features again? Stability of a selection over resamples, and agreement
+between methods.
+
+* :func:`stability` fits one method on ``n_resamples`` stratified subsamples (without
+  replacement) of a dataset's training part and measures how alike the selected sets are by
+  Nogueira, Sechidis & Brown's estimator Φ̂ (JMLR 18(174), 2018, eq. 4), with the 95 %
+  confidence interval of its asymptotic normal law (their Theorem 1 and its variance
+  estimator), and the mean pairwise Jaccard index.
+* :func:`agreement` fits several methods at the same number of features and compares their
+  sets: a Jaccard matrix, what one selects and the other does not, and recovery of the truth.
+
+Both stream: ``callback`` sees each resample (or method) as it arrives and stops the run by
+returning ``False``; resamples fan out on a ``dask.distributed`` cluster like sweeps.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+from .data import Dataset, load
+from .experiments import _cluster, _resolve, fit_kwargs
+from .metrics import recovery
+
+
+# ---------------------------------------------------------------------- Φ̂ and Jaccard
+def _as_matrix(selected) -> np.ndarray:
+    Z = np.asarray(selected, dtype=bool)
+    if Z.ndim != 2 or Z.shape[0] < 2 or Z.shape[1] < 1:
+        raise ValueError("stability needs an (M, d) boolean array of M ≥ 2 selections of d ≥ 1 "
+                         f"features, got shape {Z.shape}")
+    return Z
+
+
+def phi(selected) -> float:
+    """Nogueira et al.'s Φ̂ (JMLR 2018, eq. 4) of M selections (rows of a boolean M × d array):
+    1 − mean_f s_f² / (k̄/d · (1 − k̄/d)), s_f² = M/(M−1)·p̂_f(1 − p̂_f) the unbiased variance
+    of feature f's selection, k̄ the mean set size. 1 for identical sets, about 0 for random
+    sets of one size. NaN when every set is empty or every set is all features (the
+    denominator is 0: stability is not defined there)."""
+    Z = _as_matrix(selected)
+    M, d = Z.shape
+    freq = Z.mean(axis=0)
+    kbar = float(freq.sum())
+    denom = (kbar / d) * (1.0 - kbar / d)
+    if denom <= 0:
+        return float("nan")
+    return float(1.0 - M / (M - 1) * np.mean(freq * (1.0 - freq)) / denom)
+
+
+def phi_variance(selected) -> float:
+    """The estimated variance of Φ̂ (Nogueira et al. 2018, Theorem 1: Φ̂ is asymptotically
+    normal; its variance is estimated by 4/M² Σ_i (φ̂_i − φ̄)², φ̂_i the i-th selection's term)."""
+    Z = _as_matrix(selected)
+    M, d = Z.shape
+    freq = Z.mean(axis=0)
+    kbar = float(freq.sum())
+    denom = (kbar / d) * (1.0 - kbar / d)
+    if denom <= 0:
+        return float("nan")
+    stab = phi(Z)
+    k = Z.sum(axis=1).astype(float)
+    terms = (Z @ freq / d - k * kbar / d**2
+             + stab / 2.0 * (2.0 * k * kbar / d**2 - k / d - kbar / d + 1.0)) / denom
+    return float(4.0 / M**2 * np.sum((terms - terms.mean()) ** 2))
+
+
+def phi_interval(selected, level: float = 0.95) -> tuple[float, float]:
+    """The ``level`` confidence interval of Φ̂ from its asymptotic normal law."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    centre, var = phi(selected), phi_variance(selected)
+    if not np.isfinite(centre) or not np.isfinite(var):
+        return float("nan"), float("nan")
+    half = float(norm.ppf(0.5 + level / 2.0)) * float(np.sqrt(var))
+    return centre - half, centre + half
+
+
+def jaccard(a, b) -> float:
+    """|A ∩ B| / |A ∪ B| of two index sets (1 for two empty sets)."""
+    a, b = set(np.asarray(a).tolist()), set(np.asarray(b).tolist())
+    union = len(a | b)
+    return 1.0 if union == 0 else len(a & b) / union
+
+
+def mean_jaccard(selected) -> float:
+    """The mean Jaccard index over all pairs of rows of a boolean M × d array."""
+    Z = _as_matrix(selected).astype(np.int64)
+    inter = Z @ Z.T
+    sizes = np.diag(inter)
+    union = sizes[:, None] + sizes[None, :] - inter
+    i, j = np.triu_indices(Z.shape[0], k=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pairs = np.where(union[i, j] > 0, inter[i, j] / np.maximum(union[i, j], 1), 1.0)
+    return float(pairs.mean())
+
+
+# ---------------------------------------------------------------------- resamples
+def subsample(y: np.ndarray, fraction: float, seed: int, index: int, task: str) -> np.ndarray:
+    """Resample ``index``'s rows: ``fraction`` of each class (of all rows for a regression),
+    without replacement, sorted; its own generator (seed, index), so a resample is the same
+    wherever it runs."""
+    rng = np.random.default_rng([int(seed), int(index)])
+    y = np.asarray(y)
+    if task != "classification":
+        n = max(2, int(round(fraction * y.size)))
+        return np.sort(rng.choice(y.size, size=n, replace=False))
+    rows = []
+    for label in np.unique(y):
+        members = np.flatnonzero(y == label)
+        take = min(members.size, max(1, int(round(fraction * members.size))))
+        rows.append(rng.choice(members, size=take, replace=False))
+    return np.sort(np.concatenate(rows))
+
+
+def _fit_resample(cls, dataset: Dataset, params: dict, fraction: float, seed: int,
+                  index: int) -> dict:
+    """One resample's fit (a task on a dask worker: module-level, arguments by value)."""
+    rows = subsample(dataset.y, fraction, seed, index, dataset.task)
+    part = dataset.fold(rows, rows[:0])
+    est = cls(**params)
+    start = time.perf_counter()
+    est.fit(part.X, part.y, **fit_kwargs(est, part))
+    return {"resample": int(index), "selected": np.asarray(est.selected_features_),
+            "fit_time": time.perf_counter() - start}
+
+
+@dataclass
+class StabilityResult:
+    """What :func:`stability` measured.
+
+    ``selected`` is the (resamples done) × n_features boolean array, ``frequency`` each
+    feature's share of selections, ``phi`` and ``phi_ci`` Φ̂ and its 95 % interval,
+    ``jaccard`` the mean pairwise Jaccard index, ``feature_names`` the dataset's names,
+    ``fit_times`` the seconds of each resample's fit."""
+
+    method: str
+    params: dict
+    selected: np.ndarray
+    feature_names: list[str]
+    fit_times: np.ndarray
+    fraction: float
+    seed: int
+    phi: float = field(init=False)
+    phi_ci: tuple[float, float] = field(init=False)
+    jaccard: float = field(init=False)
+    frequency: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        self.frequency = self.selected.mean(axis=0) if len(self.selected) else \
+            np.zeros(len(self.feature_names))
+        if len(self.selected) >= 2:
+            self.phi, self.phi_ci = phi(self.selected), phi_interval(self.selected)
+            self.jaccard = mean_jaccard(self.selected)
+        else:
+            self.phi, self.phi_ci, self.jaccard = float("nan"), (float("nan"),) * 2, float("nan")
+
+    @property
+    def n_resamples(self) -> int:
+        return int(len(self.selected))
+
+    def table(self) -> pd.DataFrame:
+        """Per feature: its name, index and selection frequency, most frequent first."""
+        order = np.argsort(-self.frequency, kind="stable")
+        return pd.DataFrame({"feature": [self.feature_names[j] for j in order],
+                             "index": order, "frequency": self.frequency[order]})
+
+
+def stability(method, dataset, *, n_resamples: int = 50, fraction: float = 0.5, seed: int = 0,
+              client=None, callback: Callable | None = None, test_size: float = 0.3,
+              **params) -> StabilityResult:
+    """Fit ``method`` (with ``params``) on ``n_resamples`` stratified subsamples of ``fraction``
+    of the dataset's training part (its test part, made with ``test_size``/``seed`` when
+    absent, is never used) and measure the stability of the selected sets.
+
+    ``callback(update)`` sees each resample as it arrives: a dict with ``resample`` (its
+    number), ``selected`` (its feature indices), ``n_done``, ``phi`` and ``phi_ci`` so far
+    (NaN before two); returning ``False`` stops the run, which keeps what was done.
+    ``client`` (None, ``"local"``, a scheduler address or a ``distributed.Client``) fits the
+    resamples on a dask cluster; the result is the serial run's (each resample has its own
+    generator)."""
+    cls = _resolve(method)
+    n_resamples = int(n_resamples)
+    if n_resamples < 2:
+        raise ValueError(f"n_resamples must be at least 2 (Φ̂ compares selections), got "
+                         f"{n_resamples}")
+    if not (0.0 < float(fraction) < 1.0):
+        raise ValueError(f"fraction must be in (0, 1), got {fraction}")
+    if isinstance(dataset, str):
+        dataset = load(dataset)
+    dataset = dataset.split(test_size=test_size, seed=seed)
+    if dataset.is_lazy:
+        raise ValueError("stability resamples rows of a dataset in memory; this one is opened "
+                         "lazily (a dask array)")
+    d = dataset.n_features
+    done: list[dict] = []
+    stop = False
+
+    def deliver(result: dict) -> None:
+        nonlocal stop
+        done.append(result)
+        if callback is None:
+            return
+        Z = _selections(done, d)
+        update = {"resample": result["resample"], "selected": result["selected"],
+                  "n_done": len(done), "n_resamples": n_resamples,
+                  "phi": phi(Z) if len(done) >= 2 else float("nan"),
+                  "phi_ci": phi_interval(Z) if len(done) >= 2 else (float("nan"),) * 2}
+        if callback(update) is False:
+            stop = True
+
+    if client is None:
+        for index in range(n_resamples):
+            deliver(_fit_resample(cls, dataset, params, fraction, seed, index))
+            if stop:
+                break
+    else:
+        from distributed import as_completed as completed
+
+        with _cluster(client) as dask_client:
+            data = dask_client.scatter(dataset, broadcast=True, hash=False)
+            futures = [dask_client.submit(_fit_resample, cls, data, params, fraction, seed, i,
+                                          pure=False, retries=2) for i in range(n_resamples)]
+            try:
+                for future in completed(futures):
+                    deliver(future.result())
+                    if stop:
+                        break
+            finally:
+                dask_client.cancel(futures)
+    done.sort(key=lambda r: r["resample"])
+    return StabilityResult(method=cls.registry_name or cls.__name__, params=dict(params),
+                           selected=_selections(done, d), feature_names=dataset.names(),
+                           fit_times=np.array([r["fit_time"] for r in done]),
+                           fraction=float(fraction), seed=int(seed))
+
+
+def _selections(done: list[dict], d: int) -> np.ndarray:
+    Z = np.zeros((len(done), d), dtype=bool)
+    for i, r in enumerate(done):
+        Z[i, r["selected"]] = True
+    return Z
+
+
+# ---------------------------------------------------------------------- agreement
+def at_k(method, k: int) -> dict:
+    """The setting that asks ``method`` for k features: ``k``, or FS-Manifold's ``m``."""
+    cls = _resolve(method)
+    names = cls().get_params()
+    for knob in ("k", "m"):
+        if knob in names:
+            return {knob: int(k)}
+    raise ValueError(f"{cls.display_name or cls.__name__} cannot be asked for a number of "
+                     "features")
+
+
+@dataclass
+class AgreementResult:
+    """What :func:`agreement` found: each method's selected indices (``supports``), the
+    pairwise ``jaccard`` matrix (a DataFrame, methods × methods), ``recovery`` (true features
+    found per method, when the dataset knows them) and the dataset's ``feature_names``."""
+
+    supports: dict[str, np.ndarray]
+    feature_names: list[str]
+    truth: np.ndarray | None = None
+    jaccard: pd.DataFrame = field(init=False)
+    recovery: dict[str, int] = field(init=False)
+
+    def __post_init__(self):
+        names = list(self.supports)
+        self.jaccard = pd.DataFrame(
+            [[jaccard(self.supports[a], self.supports[b]) for b in names] for a in names],
+            index=names, columns=names)
+        self.recovery = {} if self.truth is None else {
+            m: int(recovery(s, self.truth)["found"]) for m, s in self.supports.items()}
+
+    def only(self, a: str, b: str) -> list[str]:
+        """The names of the features ``a`` selects and ``b`` does not."""
+        extra = np.setdiff1d(self.supports[a], self.supports[b])
+        return [self.feature_names[j] for j in extra]
+
+    def table(self) -> pd.DataFrame:
+        """One row per pair of methods: Jaccard, and the names each selects alone."""
+        rows = []
+        for a, b in itertools.combinations(self.supports, 2):
+            rows.append({"method": a, "other": b, "jaccard": self.jaccard.loc[a, b],
+                         "only_method": "; ".join(self.only(a, b)),
+                         "only_other": "; ".join(self.only(b, a))})
+        return pd.DataFrame(rows, columns=["method", "other", "jaccard", "only_method",
+                                           "only_other"])
+
+
+def agreement(methods: Sequence[str], dataset, *, k: int, test_size: float = 0.3,
+              seed: int = 0, params: dict | None = None,
+              callback: Callable | None = None) -> AgreementResult:
+    """Fit each of ``methods`` at ``k`` features on the dataset's training part (``params``:
+    per-method extra settings, ``{name: {...}}``) and compare the sets they select.
+    ``callback(name, selected)`` sees each method's set as it is fitted; ``False`` stops."""
+    if len(methods) < 2:
+        raise ValueError("agreement compares at least two methods")
+    if isinstance(dataset, str):
+        dataset = load(dataset)
+    dataset = dataset.split(test_size=test_size, seed=seed)
+    supports = {}
+    for name in methods:
+        cls = _resolve(name)
+        est = cls(**{**at_k(cls, k), **(params or {}).get(name, {})})
+        est.fit(dataset.X, dataset.y, **fit_kwargs(est, dataset))
+        key = cls.registry_name or cls.__name__
+        supports[key] = np.asarray(est.selected_features_)
+        if callback is not None and callback(key, supports[key]) is False:
+            break
+    return AgreementResult(supports=supports, feature_names=dataset.names(),
+                           truth=dataset.truth)

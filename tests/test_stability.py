@@ -1,0 +1,106 @@
+"""Stability of a selection (Nogueira, Sechidis & Brown, JMLR 2018) and agreement between
+methods."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.data import make
+from explorer.stability import agreement, mean_jaccard, phi, phi_interval, stability, subsample
+
+
+def _direct_phi(Z):
+    """Eq. 4 written out: 1 − (1/d Σ_f s_f²) / (k̄/d (1 − k̄/d)), s_f² the unbiased sample
+    variance of column f, k̄ the mean row sum."""
+    Z = np.asarray(Z, dtype=float)
+    M, d = Z.shape
+    s2 = np.array([np.var(Z[:, f], ddof=1) for f in range(d)])
+    kbar = Z.sum(axis=1).mean()
+    return 1.0 - s2.mean() / ((kbar / d) * (1.0 - kbar / d))
+
+
+def _random_sets(M, d, k, seed=0):
+    rng = np.random.default_rng(seed)
+    Z = np.zeros((M, d), dtype=bool)
+    for i in range(M):
+        Z[i, rng.choice(d, size=k, replace=False)] = True
+    return Z
+
+
+def test_phi_equals_equation_4_written_out():
+    rng = np.random.default_rng(3)
+    for M, d in ((2, 5), (7, 30), (40, 12)):
+        Z = rng.random((M, d)) < 0.3
+        Z[0, 0] = True  # not all empty
+        assert phi(Z) == pytest.approx(_direct_phi(Z), abs=1e-12)
+
+
+def test_phi_is_one_for_identical_sets_and_near_zero_for_random_ones():
+    same = np.tile(np.arange(50) < 7, (20, 1))
+    assert phi(same) == pytest.approx(1.0)
+    assert mean_jaccard(same) == pytest.approx(1.0)
+    values = [phi(_random_sets(30, 200, 10, seed=s)) for s in range(20)]
+    assert abs(np.mean(values)) < 0.02, np.mean(values)
+    assert np.isnan(phi(np.zeros((5, 8), dtype=bool)))  # no selection: undefined
+
+
+def test_the_interval_covers_phi_and_shrinks_with_more_resamples():
+    rng = np.random.default_rng(0)
+    p = np.r_[np.full(5, 0.9), np.full(45, 0.05)]  # 5 stable features, noise elsewhere
+    widths = []
+    for M in (10, 40, 160):
+        Z = rng.random((M, p.size)) < p
+        low, high = phi_interval(Z)
+        assert low <= phi(Z) <= high
+        widths.append(high - low)
+    assert widths[0] > widths[1] > widths[2], widths
+
+
+def test_subsamples_are_stratified_without_replacement_and_reproducible():
+    y = np.r_[np.zeros(30), np.ones(10)]
+    rows = subsample(y, 0.5, seed=4, index=2, task="classification")
+    assert rows.size == np.unique(rows).size == 20
+    assert np.sum(y[rows] == 1) == 5
+    np.testing.assert_array_equal(rows, subsample(y, 0.5, 4, 2, "classification"))
+    assert not np.array_equal(rows, subsample(y, 0.5, 4, 3, "classification"))
+
+
+def test_stability_of_fgm_streams_and_names_the_features():
+    data = make("fgm-type1")
+    seen = []
+    result = stability("fgm", data, n_resamples=6, k=5, callback=seen.append)
+    assert result.selected.shape == (6, data.n_features)
+    assert np.all(result.selected.sum(axis=1) == 5)
+    assert [u["n_done"] for u in seen] == list(range(1, 7))
+    assert np.isnan(seen[0]["phi"]) and seen[-1]["phi"] == pytest.approx(result.phi)
+    assert result.phi == pytest.approx(_direct_phi(result.selected), abs=1e-12)
+    table = result.table()
+    assert table.loc[0, "frequency"] == result.frequency.max()
+    assert table.loc[0, "feature"] == data.names()[table.loc[0, "index"]]
+    # a stop keeps what was done
+    stopped = stability("fgm", data, n_resamples=6, k=5, callback=lambda u: u["n_done"] < 3)
+    assert stopped.n_resamples == 3
+    np.testing.assert_array_equal(stopped.selected, result.selected[:3])
+
+
+@pytest.mark.parametrize("bad", [{"n_resamples": 1}, {"fraction": 0.0}, {"fraction": 1.0},
+                                 {"fraction": float("nan")}])
+def test_bad_stability_knobs_are_clear_errors(bad):
+    with pytest.raises(ValueError, match="n_resamples|fraction"):
+        stability("fgm", make("fgm-type1"), **bad)
+
+
+def test_agreement_of_methods_at_the_same_k():
+    data = make("fgm-type1")
+    result = agreement(["fgm", "fisher", "fs-manifold"], data, k=5)
+    J = result.jaccard
+    assert list(J.index) == ["fgm", "fisher", "fs-manifold"]
+    np.testing.assert_allclose(np.diag(J), 1.0)
+    np.testing.assert_allclose(J.values, J.values.T)
+    assert all(len(s) == 5 for s in result.supports.values())
+    a, b = result.supports["fgm"], result.supports["fisher"]
+    assert J.loc["fgm", "fisher"] == len(np.intersect1d(a, b)) / len(np.union1d(a, b))
+    assert result.only("fgm", "fisher") == [data.names()[j] for j in np.setdiff1d(a, b)]
+    assert set(result.recovery) == {"fgm", "fisher", "fs-manifold"}
+    assert len(result.table()) == 3

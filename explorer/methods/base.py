@@ -444,6 +444,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         return state
 
     def _validate_X(self, X, *, reset: bool):
+        # a DataFrame's column names: feature_names_in_ on fit, checked on predict (the
+        # scikit-learn convention; get_feature_names_out then names the selected columns)
+        self._check_names(X, reset=reset)
         if is_dask(X) or getattr(X, "is_chunked", False):
             if reset and not self.accepts_chunked:
                 raise DataError(
@@ -463,6 +466,25 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             raise DataError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                             f"expecting {self.n_features_in_} features as input")
         return X
+
+    def _check_names(self, X, *, reset: bool) -> None:
+        names = getattr(X, "columns", None)
+        if names is not None:
+            names = np.asarray(names, dtype=object)
+            if not all(isinstance(n, str) for n in names):
+                names = None
+        if reset:
+            if names is None:
+                self.__dict__.pop("feature_names_in_", None)
+            else:
+                self.feature_names_in_ = names
+            return
+        fitted = getattr(self, "feature_names_in_", None)
+        if fitted is not None and names is not None and not np.array_equal(fitted, names):
+            differ = [f"{a!r} ≠ {b!r}" for a, b in zip(fitted, names) if a != b][:3]
+            raise DataError(f"X's column names are not those {type(self).__name__} was fitted "
+                            f"with ({', '.join(differ) or 'a different number of columns'}): "
+                            "pass the columns in the fitted order")
 
     def _fit_checks_finite(self, X) -> bool:
         """Whether this fit's first pass over the in-memory ``X`` reads every entry and raises

@@ -187,7 +187,8 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         One row per point, sorted by value: ``method``, ``param``, ``value``, ``n_selected``,
         each metric, ``fit_time``, ``n_iter``, ``objective`` (and ``found``/``percent_found``
         when the dataset knows its true features; ``estimator`` with ``keep_estimators``, the
-        last fold's with ``cv``).
+        last fold's with ``cv``). A point whose fit raised has its message in ``error`` and
+        NaN measures; the others go on (when every point fails, the first error is raised).
     """
     cls = _resolve(method)
     if isinstance(dataset, str):
@@ -201,6 +202,7 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
     values = list(values)
     folds = cv_folds(dataset, cv, seed) if cv is not None else None
     rows: list[dict] = []
+    failures: list[Exception | None] = []
     stop = False
 
     def one(value):
@@ -208,6 +210,7 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
 
     def deliver(row):
         nonlocal stop
+        failures.append(row.pop("_exception", None))
         if not keep_estimators:
             row.pop("_estimator", None)
         else:
@@ -242,6 +245,8 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
                 deliver(future.result())
             for future in futures:
                 future.cancel()
+    if failures and all(f is not None for f in failures):
+        raise failures[0]  # no point fitted: the setting itself is wrong
     frame = pd.DataFrame(rows)
     if frame.empty:
         return pd.DataFrame(columns=ROW_COLUMNS + list(metrics))
@@ -278,11 +283,16 @@ def _fit_row(cls, dataset: Dataset, knob: str, value, params: dict, metrics,
     """One sweep point (a task on a dask worker: module-level, arguments by value): one fit
     scored on the test part, or one fit per fold scored on its held-out rows."""
     settings = {**params, knob: value}
-    if folds is None:
-        row = fit_point(cls, dataset, settings, metrics)
-    else:
-        row = _mean_of_folds([fit_point(cls, dataset.fold(train, held), settings, metrics)
-                              for train, held in folds])
+    try:
+        if folds is None:
+            row = fit_point(cls, dataset, settings, metrics)
+        else:
+            row = _mean_of_folds([fit_point(cls, dataset.fold(train, held), settings, metrics)
+                                  for train, held in folds])
+    except Exception as exc:  # this point failed: the sweep goes on and shows it as failed
+        row = {"method": cls.registry_name or cls.__name__, "n_selected": float("nan"),
+               "error": f"{type(exc).__name__}: {exc}", "_exception": exc,
+               **{m: float("nan") for m in metrics}}
     row["param"] = knob
     row["value"] = value
     return row

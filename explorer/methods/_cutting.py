@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .base import SWEEP_FEATURES
+
 
 def linear_coef(weights_by_column, n_features: int) -> np.ndarray:
     """Weights on the input features from (Columns, weights) pairs of linear columns; a
@@ -69,9 +71,8 @@ def emit_outer_step(recorder, estimator, step, info: dict, inner_measure,
 
 
 def k_grid(n_features: int, n_points: int = 10) -> list[int]:
-    """A sweep's k from 1 to min(n_features, 256), log-spaced: the range where a selection is
-    read (a k of thousands grows thousands of columns into the master)."""
-    top = max(1, min(int(n_features), 256))
+    """A sweep's k from 1 to min(n_features, ``SWEEP_FEATURES``), log-spaced."""
+    top = max(1, min(int(n_features), SWEEP_FEATURES))
     return sorted({int(round(v)) for v in np.geomspace(1, top, n_points)})
 
 

@@ -35,6 +35,9 @@ from ..optim.master import WarmStart
 
 Callback = Callable[["IterationRecord"], Any]
 _INDEX = np.dtype(np.int64)  # the dtype of a record's selected indices
+# a sweep's default grid ends at min(p, 256) features: the range where a selection is read
+# (a k of thousands grows thousands of columns into a cutting-plane master)
+SWEEP_FEATURES = 256
 
 
 @dataclass(frozen=True)
@@ -710,7 +713,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         spec = specs_by_name(cls.param_specs)[cls.sparsity_param]
         m = X.shape[1]
         if spec.kind == "int":
-            high = min(spec.high or m, max(2, m))
+            high = min(spec.high or m, max(2, min(m, SWEEP_FEATURES)))
             values = np.unique(np.geomspace(max(1, spec.low or 1), high, n_points).astype(int))
             return [int(v) for v in values]
         low, high = spec.low, spec.high

@@ -18,7 +18,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC, l1_min_c
 
 from .._params import ParamSpec, cv_choice
-from .base import BaseSelector, Recorder, register
+from .base import SWEEP_FEATURES, BaseSelector, Recorder, register
 
 _K_SPEC = ParamSpec("k", "target #features", None, "int", 1, 100000, log=True, nullable=True,
                     help="bisect C until exactly k features are non-zero (None: use C)",
@@ -162,13 +162,43 @@ class _LinearL1(BaseSelector):
 
     @classmethod
     def sweep_values(cls, X, y, n_points: int = 10):
+        """C from where the first feature enters to where min(p, n, ``SWEEP_FEATURES``) have
+        (or where the count stops growing, or C's upper limit), geometric, found by probe fits
+        on this data: a fixed multiple of
+        ``l1_min_c`` fits no data (on breast cancer's raw units that is 8e-6; on tf-idf text
+        300·l1_min_c keeps one word), and a point without a feature says nothing."""
+        spec = next(s for s in cls.param_specs if s.name == "C")
         probe = cls()
+        y = np.asarray(y)
+        labels, counts = np.unique(y, return_counts=True)
+        multi = labels.size > 2
+        if multi and cls.multiclass == "ovr":  # probed on its largest class against the rest
+            y, multi = np.where(y == labels[np.argmax(counts)], 1, -1), False
         try:
-            y_arr = np.asarray(y)
-            c0 = probe._l1_min_c(X, y_arr)
-        except ValueError:
-            c0 = 1e-3
-        return [float(c) for c in c0 * np.geomspace(1.2, 300.0, n_points)]
+            low = max(probe._l1_min_c(X, y), spec.low)
+        except ValueError:  # one class: the sweep's fit says so
+            return [float(c) for c in np.geomspace(spec.low, spec.high, n_points)]
+
+        def count(C):
+            coef = probe._one(X, y, C, multi)[0]
+            return int(np.any(np.atleast_2d(coef) != 0, axis=0).sum())
+
+        for _ in range(40):  # the first C with a feature, in steps of 1.25
+            if low >= spec.high or count(low) >= 1:
+                break
+            low = min(low * 1.25, spec.high)
+        # then by half decades until the target count (an ℓ1 model keeps at most about n
+        # features) or until the count stops growing
+        high, target = low, min(X.shape[1], X.shape[0], SWEEP_FEATURES)
+        counts = []
+        for _ in range(24):
+            if high >= spec.high:
+                break
+            high = min(high * np.sqrt(10.0), spec.high)
+            counts.append(count(high))
+            if counts[-1] >= target or len(counts) >= 3 and counts[-1] <= counts[-3]:
+                break
+        return [float(c) for c in np.geomspace(low, high, n_points)]
 
 
 @register("l1-svm")
@@ -184,7 +214,7 @@ class L1SVM(_LinearL1):
     display_name = "ℓ1-SVM"
     loss_name = "squared_hinge"
     param_specs = (
-        ParamSpec("C", "C", 0.05, "float", 1e-5, 1e3, log=True,
+        ParamSpec("C", "C", 0.05, "float", 1e-8, 1e3, log=True,
                   help="inverse ℓ1 strength: larger C keeps more features; 'cv': "
                        "cross-validated", extra=cv_choice()),
         _K_SPEC, _REFIT,
@@ -222,7 +252,7 @@ class L1LogReg(_LinearL1):
     loss_name = "logistic"
     multiclass = "ovr"  # liblinear is binary-only; k then applies per class
     param_specs = (
-        ParamSpec("C", "C", 0.1, "float", 1e-5, 1e3, log=True,
+        ParamSpec("C", "C", 0.1, "float", 1e-8, 1e3, log=True,
                   help="inverse ℓ1 strength: larger C keeps more features; 'cv': "
                        "cross-validated", extra=cv_choice()),
         _K_SPEC, _REFIT,

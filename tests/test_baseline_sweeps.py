@@ -1,0 +1,34 @@
+"""The baselines' default sweep grids fit the data: on every catalogue dataset a baseline
+can fit, each point of its sweep selects at least one feature and none aborts the sweep."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from explorer.data import catalogue, make
+from explorer.experiments import check_compatible, sweep
+
+BASELINES = ("l1-svm", "l1-logreg", "lasso", "rfe", "fisher", "abess", "abess-reg")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", catalogue())
+def test_every_baseline_sweep_selects_features_at_every_point(name):
+    data = make(name)
+    ran = 0
+    for method in BASELINES:
+        try:
+            check_compatible(method, data)
+        except Exception:  # noqa: BLE001 - a method the dataset's target does not suit
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = sweep(method, data, n_points=3)
+        assert "error" not in rows or rows["error"].isna().all(), (method, rows["error"])
+        assert len(rows) >= 2 and np.all(rows["n_selected"] >= 1), \
+            (method, rows["n_selected"].tolist())
+        ran += 1
+    assert ran >= 1  # every dataset has a baseline

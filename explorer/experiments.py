@@ -380,6 +380,22 @@ def compare(methods: Sequence[str], dataset, *, metrics: Sequence[str] = ("accur
     return pd.concat(frames, ignore_index=True)
 
 
+def one_standard_error(rows: pd.DataFrame, metric: str) -> pd.Series | None:
+    """The one-standard-error choice among one method's cross-validated sweep rows (Hastie,
+    Tibshirani & Friedman, ESL §7.10): the fewest features whose mean ``metric`` is within one
+    standard error (sd/√folds) of the best mean. None without cross-validated rows."""
+    sd = f"{metric}_sd"
+    if rows is None or rows.empty or sd not in rows or "cv" not in rows:
+        return None
+    scored = rows[np.isfinite(rows[metric].astype(float)) & (rows["n_selected"] > 0)]
+    if scored.empty:
+        return None
+    best = scored.loc[scored[metric].astype(float).idxmax()]
+    threshold = float(best[metric]) - float(best[sd]) / np.sqrt(float(best["cv"]))
+    within = scored[scored[metric].astype(float) >= threshold]
+    return within.sort_values(["n_selected", "value"], kind="stable").iloc[0]
+
+
 def available_methods() -> list[str]:
     """Registered method names."""
     return sorted(REGISTRY)

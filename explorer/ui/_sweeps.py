@@ -9,11 +9,12 @@ import pandas as pd
 
 from .. import metrics as M
 from ..data import DataError
-from ..experiments import check_compatible
+from ..experiments import check_compatible, one_standard_error
 from ..methods import get_method
 from ._worker import SweepWorker
 
 SWEEP_EVENTS = ("row", "sweep-done", "sweep-error")
+SWEEP_FOLDS = 3  # each point scored by 3-fold CV of the training part; the test part waits
 
 
 class Sweeps:
@@ -26,6 +27,8 @@ class Sweeps:
         self.total = 0
         self.pending_reset = False
         self.swept: list[str] = []  # the methods of the sweep in flight (or the last one)
+        self.own: tuple[str, object] | None = None  # (method, the user's knob value)
+        self.current: str | None = None  # the session's method among the swept ones
 
     def methods(self, state) -> list[str]:
         """The current method and the chosen baselines that can run on the data."""
@@ -52,18 +55,45 @@ class Sweeps:
         self.total = n_points * len(methods)
         data = state.data
         jobs = []
+        self.own = None
+        self.current = state.method if state.method in methods else None
         for name in methods:
             params = dict(state.current_params()) if name == state.method else {}
-            params.pop(get_method(name).sparsity_param, None)
+            cls = get_method(name)
+            own = params.pop(cls.sparsity_param, None)
             params.pop("warm_start", None)
+            values = None
+            if name == state.method and isinstance(own, (int, float)) and \
+                    not isinstance(own, bool):
+                # the user's own setting is a point of the curve
+                split = data.split()
+                grid = cls.sweep_values(split.X, split.y, n_points)
+                values = sorted(set(grid) | {own})
+                self.own = (name, own)
 
-            def job(on_row, name=name, params=params):
-                run_sweep(name, data, n_points=n_points, metrics=measures,
-                          callback=on_row, **params)
+            def job(on_row, name=name, params=params, values=values):
+                run_sweep(name, data, values=values, n_points=n_points, metrics=measures,
+                          callback=on_row, cv=SWEEP_FOLDS, **params)
 
             jobs.append(job)
+            self.total += len(values) - n_points if values is not None else 0
         self.worker.start(self.token, jobs)
         return methods
+
+    def marks(self, metric: str):
+        """(current, choice): the user's setting and the one-standard-error choice of the
+        swept current method, as (#features, mean measure) points, or None."""
+        if self.current is None or self.frame.empty or metric not in self.frame:
+            return None, None
+        rows = self.frame[self.frame["method"].astype(str) == self.current]
+        current = None
+        if self.own is not None:
+            mine = rows[rows["value"] == self.own[1]]
+            if not mine.empty and mine["n_selected"].iloc[0] > 0:
+                current = (float(mine["n_selected"].iloc[0]), float(mine[metric].iloc[0]))
+        best = one_standard_error(rows, metric)
+        choice = None if best is None else (float(best["n_selected"]), float(best[metric]))
+        return current, choice
 
     def apply(self, event, update) -> tuple[str, int, str | None]:
         """Take one sweep event into the frame; returns (status, progress %, error text)."""

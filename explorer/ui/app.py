@@ -457,8 +457,9 @@ class ExplorerApp(pn.viewable.Viewer):
             # without a view: "cannot find a view for Legend" on every later layout)
             self._accuracy_methods = tuple(self.state.sweep_methods())
         if self.tabs is None or self._accuracy_visible():
+            current, choice = self.state.sweeps.marks(self.state.metric)
             self.accuracy.show(self.state.sweep_frame, self.state.metric,
-                               methods=self._accuracy_methods)
+                               methods=self._accuracy_methods, current=current, choice=choice)
             self._accuracy_stale = False
         else:
             self._accuracy_stale = True

@@ -323,7 +323,11 @@ class SparsityView(pn.viewable.Viewer):
 
 
 class AccuracyView(pn.viewable.Viewer):
-    """A measure versus #selected features, one curve per swept method."""
+    """A cross-validated measure versus #selected features, one curve (± one sd band) per
+    swept method, the current setting and the one-standard-error choice marked; seconds per
+    fit below; the sweep's rows as CSV."""
+
+    TITLE = "cross-validated measure versus #features"
 
     def __init__(self, frame: pd.DataFrame | None = None, metric: str = "accuracy",
                  height: int = 320, **params):
@@ -331,28 +335,52 @@ class AccuracyView(pn.viewable.Viewer):
         _ensure_backend()
         self.metric = metric
         self.methods: tuple[str, ...] = ()
-        self._pipe = Pipe(data=(frame if frame is not None else pd.DataFrame(), metric, ()))
+        self.frame = frame if frame is not None else pd.DataFrame()
+        empty = (self.frame, metric, (), None, None)
+        self._pipe = Pipe(data=empty)
         self.pane = pn.pane.HoloViews(
             linked_axes=False, object=hv.DynamicMap(lambda data: viz.accuracy_plot(
                 data[0], data[1], METRICS[data[1]].label if data[1] in METRICS else data[1],
-                methods=data[2]),
+                methods=data[2], current=data[3], choice=data[4]),
                 streams=[self._pipe]).opts(hv.opts.Overlay(
-                    responsive=True, height=height, title="test measure versus #features",
+                    responsive=True, height=height, title=self.TITLE,
                     show_grid=True, **viz.BEST_LEGEND)),
             sizing_mode="stretch_width", css_classes=["view-accuracy"])
+        self._times = Pipe(data=empty)
+        self.times = pn.pane.HoloViews(
+            linked_axes=False, object=hv.DynamicMap(
+                lambda data: viz.fit_time_plot(data[0], methods=data[2]),
+                streams=[self._times]).opts(hv.opts.Overlay(
+                    responsive=True, height=240, title="seconds per fit (mean over the folds)",
+                    show_grid=True)),
+            sizing_mode="stretch_width", css_classes=["view-fit-time"])
+        self.download = W.download("Download sweep CSV", "sweep.csv", self._csv,
+                                   "download-sweep")
 
     def show(self, frame: pd.DataFrame, metric: str | None = None,
-             methods: tuple[str, ...] | None = None) -> None:
+             methods: tuple[str, ...] | None = None, current=None, choice=None) -> None:
         """Draw ``frame``; ``methods`` (the ones being swept) get their curves and legend
-        entries from the start, empty until their rows arrive."""
+        entries from the start, empty until their rows arrive; ``current`` and ``choice``
+        are (#features, measure) points or None."""
         self.metric = metric or self.metric
         if methods is not None:
             self.methods = tuple(methods)
-        self._pipe.send((frame, self.metric, self.methods))
-        _forget_drawn(self.pane)
+        self.frame = frame
+        data = (frame, self.metric, self.methods, current, choice)
+        self._pipe.send(data)
+        self._times.send(data)
+        _forget_drawn(self.pane, self.times)
+
+    def _csv(self):
+        buf = io.StringIO()
+        frame = self.frame.drop(columns=[c for c in ("supports", "estimator")
+                                         if c in self.frame.columns])
+        frame.to_csv(buf, index=False)
+        buf.seek(0)
+        return buf
 
     def __panel__(self):
-        return self.pane
+        return pn.Column(self.pane, self.times, self.download, sizing_mode="stretch_width")
 
 
 class SelectedTable(pn.viewable.Viewer):

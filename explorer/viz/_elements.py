@@ -353,10 +353,14 @@ def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | N
 
 
 def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
-                  methods: Sequence[str] = ()) -> hv.Overlay:
-    """Metric versus #selected features, one curve (with points) per method: ``methods``
-    (those being swept, each drawn from the start, empty until its rows arrive, so the
-    legend's entries do not change as a sweep fills in), then any other in ``frame``."""
+                  methods: Sequence[str] = (), current=None, choice=None) -> hv.Overlay:
+    """Metric versus #selected features on a log axis, one curve (with points, in order of
+    #features) per method: ``methods`` (those being swept, each drawn from the start, empty
+    until its rows arrive, so the legend's entries do not change as a sweep fills in), then
+    any other in ``frame``. Cross-validated rows (a ``<metric>_sd`` column) get a band of
+    ± one standard deviation over the folds. ``current`` and ``choice`` — (#features, value)
+    or None — mark the current model and the one-standard-error choice (always in the
+    legend, empty until known)."""
     label = label or metric
     x = hv.Dimension("swept_n_selected", label="#selected features")
     if frame is None or frame.empty or metric not in frame:
@@ -372,21 +376,63 @@ def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
     for column in ("value", "fit_time"):
         if column not in frame:
             frame[column] = np.nan
+    sd = f"{metric}_sd"
+    # a log axis shows no point at 0 features (or a failed point): those are left out
+    frame = frame[frame["swept_n_selected"].astype(float) > 0]
     order = list(dict.fromkeys([*map(str, methods), *map(str, frame["method"].unique())]))
     items = []
     for i, method in enumerate(order):
         rows = frame[frame["method"].astype(str) == method]
-        rows = rows.sort_values("swept_n_selected")
+        rows = rows.sort_values(["swept_n_selected", "value"], kind="stable")
         color = PALETTE[i % len(PALETTE)]
+        if sd in rows:
+            items.append(hv.Spread(rows, x, [metric, sd]).opts(
+                color=color, alpha=0.15, line_alpha=0, framewise=True))
         items.append(hv.Curve(rows, x, metric, label=str(method)).opts(
             color=color, line_width=2, framewise=True))
         items.append(hv.Scatter(rows, x, [metric, "value", "fit_time"],
                                 label=str(method)).opts(color=color, size=7,
                                                         tools=["hover"], framewise=True))
+    for point, name, marker in ((choice, "one-standard-error choice", "diamond"),
+                                (current, "current setting", "star")):
+        xy = [point] if point is not None else []
+        items.append(hv.Scatter(xy, x, metric, label=name).opts(
+            color=YOURS_COLOR if marker == "star" else "#7f7f7f", marker=marker,
+            size=16 if marker == "star" else 13, framewise=True))
     # a dimension name of its own: HoloViews links axes of equal dimensions across plots,
     # and "n_selected" is also the y-axis of the selected-features-per-iteration plot
-    return hv.Overlay(items).opts(xlabel="#selected features", ylabel=label,
-                                  legend_position="bottom_right")
+    # nothing drawn yet: a log axis needs a positive range of its own
+    empty = {} if len(frame) else {"xlim": (1, 100)}
+    return hv.Overlay(items).opts(xlabel="#selected features (log scale)", ylabel=label,
+                                  logx=True, legend_position="bottom_right", **empty)
+
+
+def fit_time_plot(frame: pd.DataFrame, methods: Sequence[str] = ()) -> hv.Overlay:
+    """Seconds per fit versus #selected features (log–log), one curve per method, in the
+    colours of :func:`accuracy_plot`."""
+    x = hv.Dimension("swept_n_selected", label="#selected features")
+    if frame is None or frame.empty or "fit_time" not in frame:
+        frame = pd.DataFrame({"method": pd.Series([], dtype=object),
+                              "n_selected": pd.Series([], dtype=float),
+                              "fit_time": pd.Series([], dtype=float)})
+    frame = frame.rename(columns={"n_selected": "swept_n_selected"})
+    frame = frame[(frame["swept_n_selected"].astype(float) > 0) &
+                  (frame["fit_time"].astype(float) > 0)]
+    order = list(dict.fromkeys([*map(str, methods), *map(str, frame["method"].unique())]))
+    items = [hv.Curve([], x, "fit_time")]
+    for i, method in enumerate(order):
+        rows = frame[frame["method"].astype(str) == method].sort_values("swept_n_selected")
+        items.append(hv.Curve(rows, x, "fit_time", label=str(method)).opts(
+            color=PALETTE[i % len(PALETTE)], line_width=2, framewise=True))
+    # the ranges from the data every time (a log axis needs positive ones; a DynamicMap
+    # keeps the first frame's limits otherwise)
+    xs, ts = frame["swept_n_selected"].astype(float), frame["fit_time"].astype(float)
+    limits = {"xlim": (1, 100), "ylim": (1e-3, 1)} if frame.empty else \
+        {"xlim": (max(0.8, xs.min() / 1.25), xs.max() * 1.25),
+         "ylim": (ts.min() / 2, ts.max() * 2)}
+    return hv.Overlay(items).opts(xlabel="#selected features (log scale)",
+                                  ylabel="seconds per fit", logx=True, logy=True,
+                                  show_legend=False, **limits)
 
 
 def schedule_plot(schedules: dict) -> hv.Overlay:

@@ -243,9 +243,20 @@ def test_sweep_streams_rows_for_method_and_baselines(state):
     update = state.wait(60)
     frame = state.sweep_frame
     assert set(frame["method"]) == {"fisher", "rfe"}
-    assert len(frame) == 8 and len(update.sweep_rows) == 8
+    own = state.current_params()["k"]
+    fisher = frame[frame["method"] == "fisher"]
+    assert own in set(fisher["value"])  # the user's setting is a point of its curve
+    assert len(frame[frame["method"] == "rfe"]) == 4
+    assert len(update.sweep_rows) == len(frame) == state.sweeps.total
     assert state.sweep_progress == 100 and "finished" in state.sweep_status
-    assert frame["accuracy"].between(0, 1).all()
+    assert frame["accuracy"].between(0, 1).all() and (frame["cv"] == 3).all()
+    assert (frame["accuracy_sd"] >= 0).all()
+    current, choice = state.sweeps.marks("accuracy")
+    mine = fisher[fisher["value"] == own].iloc[0]
+    assert current == (mine["n_selected"], mine["accuracy"])
+    best = fisher["accuracy"].max()
+    assert choice[1] >= best - fisher.loc[fisher["accuracy"].idxmax(), "accuracy_sd"] / 3**0.5
+    assert choice[0] == fisher[fisher["accuracy"] >= choice[1]]["n_selected"].min()
 
 
 def test_show_a_fitted_estimator():

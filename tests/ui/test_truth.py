@@ -47,7 +47,8 @@ FIGURE = """title => {
       glyphs.push({type: r.glyph.type, cols});
     }
     found = {title: m.title.text, x: [m.x_range.start, m.x_range.end],
-             y: [m.y_range.start, m.y_range.end], yscale: m.y_scale.type, glyphs};
+             y: [m.y_range.start, m.y_range.end], yscale: m.y_scale.type,
+             xscale: m.x_scale.type, glyphs};
   }
   return found;
 }"""
@@ -481,7 +482,7 @@ def test_accuracy_plot_covers_every_point(page: Page, server, shot):
     wait_text(page, ".sweep-status", "finished", timeout=120)
 
     def covered():
-        fig = page.evaluate(FIGURE, "test measure versus #features")
+        fig = page.evaluate(FIGURE, "cross-validated measure versus #features")
         xs = [v for g in fig["glyphs"] for v in g["cols"].get("swept_n_selected", [])]
         ys = [v for g in fig["glyphs"] for v in g["cols"].get("accuracy", [])]
         if len(xs) < 10:
@@ -492,7 +493,35 @@ def test_accuracy_plot_covers_every_point(page: Page, server, shot):
     assert fig["x"][0] <= min(xs) and fig["x"][1] >= max(xs), (fig["x"], min(xs), max(xs))
     assert fig["y"][0] <= min(ys) and fig["y"][1] >= max(ys), (fig["y"], min(ys), max(ys))
     assert max(xs) > 30  # both methods' points, beyond the per-iteration plot's range
-    assert_legend_hides_nothing(page, "test measure versus #features")
+    assert_legend_hides_nothing(page, "cross-validated measure versus #features")
+    shot(page)
+
+
+def test_accuracy_view_draws_bands_on_a_log_axis_with_the_current_setting(page: Page, server,
+                                                                          shot):
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fisher&k=7")
+    settled_status(page)
+    page.locator(".view-tabs").get_by_text("Accuracy vs #features").click()
+    wait_text(page, ".sweep-status", "finished", timeout=120)
+
+    def drawn():
+        fig = page.evaluate(FIGURE, "cross-validated measure versus #features")
+        stars = [g for g in fig["glyphs"] if g["type"] == "Scatter"
+                 and g["cols"].get("swept_n_selected") == [7]]
+        bands = [g for g in fig["glyphs"] if g["type"] in ("Patch", "VArea", "Area")]
+        return (fig, stars, bands) if stars and len(bands) >= 2 else None
+
+    fig, stars, bands = wait_for(drawn, 20)
+    assert fig["xscale"] == "LogScale" and fig["x"][0] > 0
+    assert fig["x"][0] <= 7 <= fig["x"][1]
+    labels = page.evaluate("""title => {
+      for (const doc of Bokeh.documents) for (const m of doc.all_models)
+        if (m.title && m.title.text && m.title.text.startsWith(title))
+          return (m.center || []).filter(a => a.type === 'Legend')
+            .flatMap(l => l.items.map(i => i.label && i.label.value));
+      return null; }""", "cross-validated measure versus #features")
+    assert {"current setting", "one-standard-error choice", "fisher"} <= set(labels), labels
+    expect(page.locator(".download-sweep")).to_be_visible()
     shot(page)
 
 

@@ -164,7 +164,7 @@ def test_a_view_displayed_again_after_a_refit_draws_the_refit(fgm_fit):
     pn.panel(accuracy).get_root()
     accuracy.show(frame("b", [0.5, 0.7, 0.9]))
     ys = [list(src.data["accuracy"]) for src in _sources(pn.panel(accuracy).get_root())
-          if "accuracy" in src.data]
+          if "accuracy" in src.data and len(src.data["accuracy"])]
     assert ys and all(y == [0.5, 0.7, 0.9] for y in ys)
 
 

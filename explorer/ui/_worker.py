@@ -299,10 +299,12 @@ class _Callback:
 
 
 class SweepWorker:
-    """Runs accuracy-versus-#features sweeps in the background, streaming rows as events."""
+    """Runs accuracy-versus-#features sweeps (or stability resamples) in the background,
+    streaming rows as events of the ``kinds`` (row, done, error)."""
 
-    def __init__(self, events: queue.Queue):
+    def __init__(self, events: queue.Queue, kinds=("row", "sweep-done", "sweep-error")):
         self.events = events
+        self.kinds = kinds
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self.token = 0
@@ -327,7 +329,7 @@ class SweepWorker:
                         nonlocal holding
                         if _cancel.is_set():
                             return False
-                        self.events.put(Event("row", token, row))
+                        self.events.put(Event(self.kinds[0], token, row))
                         if SLOTS.waiting():  # one point per turn, like a fit's record
                             SLOTS.release()
                             holding = False
@@ -338,12 +340,12 @@ class SweepWorker:
 
                     job(on_row)
             except Exception as exc:
-                self.events.put(Event("sweep-error", token, (exc, traceback.format_exc())))
+                self.events.put(Event(self.kinds[2], token, (exc, traceback.format_exc())))
                 return
             finally:
                 if holding:
                     SLOTS.release()
-            self.events.put(Event("sweep-done", token, cancel.is_set()))
+            self.events.put(Event(self.kinds[1], token, cancel.is_set()))
 
         self._thread = threading.Thread(target=run, name="explorer-sweep", daemon=True)
         self._thread.start()

@@ -19,6 +19,7 @@ from ..metrics import METRICS, metrics_for
 from . import _widgets as W
 from ._page import page_template
 from ._state import UPLOAD, ExplorerState, available_datasets, max_upload_mb
+from .stability_view import StabilityView, k_of
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 
 POLL_MS = 50
@@ -128,6 +129,8 @@ class ExplorerApp(pn.viewable.Viewer):
         self.sparsity = SparsityView(dataset=self.state.data)
         self.accuracy = AccuracyView(metric=self.state.metric)
         self.selected = SelectedTable()
+        self.stability = StabilityView()
+        self.stability.start_button.on_click(lambda e: self._start_stability())
         self._last_map = 0.0
         self._map_dirty = False
         self._carried = None
@@ -396,7 +399,8 @@ class ExplorerApp(pn.viewable.Viewer):
                 # (the previous fit's map stayed 3–5 s beside the new fit's "done")
                 self._draw_map()
             DRAWING.spent(now)
-        elif self._map_dirty and self._carried is None and not news and ready and \
+        elif self._map_dirty and self._map_visible() and self._carried is None and \
+                not news and ready and \
                 (stepping or now - self._last_map > MAP_EVERY_S):
             # the map is the slowest view: after the curves, at most every 0.25 s
             self._draw_map()
@@ -418,6 +422,21 @@ class ExplorerApp(pn.viewable.Viewer):
             self._show_accuracy(methods=self.state.sweeps.swept)
         elif update.sweep_rows:
             self._show_accuracy()
+        if self.tabs is not None and self.tabs.active == 3:  # its events wait while hidden
+            self.stability.tick()
+
+    def _start_stability(self) -> None:
+        """Resamples of the method with the session's knobs, then the methods of *Compare
+        with* (those that can be asked for k features) at the model's k."""
+        s = self.state
+        if s.data is None:
+            return
+        params = dict(s.current_params())
+        others = [m for m in s.sweep_methods() if m != s.method]
+        others = [m for m in others if "k" in REGISTRY[m]().get_params() or
+                  "m" in REGISTRY[m]().get_params()]
+        self.stability.start(s.method, s.data, params, others,
+                             k_of(s.method, params, s.estimator))
 
     def _method_label(self) -> str:
         cls = self.state.method_class
@@ -429,7 +448,16 @@ class ExplorerApp(pn.viewable.Viewer):
             if name in self._knobs:
                 W.show_used(self._knobs[name], value)
 
+    def _map_visible(self) -> bool:
+        return self.tabs is None or self.tabs.active == 0
+
     def _draw_map(self) -> None:
+        if not self._map_visible():
+            # a hidden tab's figure is drawn when it is next shown: updated while hidden,
+            # its legend lost its view in BokehJS ("cannot find a view for Legend", on
+            # every later update of the page)
+            self._map_dirty = True
+            return
         self.sparsity.show(self.state.records, self.state.data)
         self._last_map = time.perf_counter()
         self._map_dirty = False
@@ -477,6 +505,8 @@ class ExplorerApp(pn.viewable.Viewer):
 
     @reported
     def _on_tab(self, event):
+        if event.new == 0 and self._map_dirty:
+            self._draw_map()
         if event.new == 1 and self._accuracy_stale:
             self._show_accuracy()
         if event.new == 2 and self._selected_stale:
@@ -534,7 +564,8 @@ class ExplorerApp(pn.viewable.Viewer):
                                           sizing_mode="stretch_width")),
                                 # dynamic: only the shown tab is in the page, so a hidden
                                 # tab never sits over the visible plot and takes its clicks
-                                ("Selected features", self.selected), dynamic=True,
+                                ("Selected features", self.selected),
+                                ("Stability", self.stability), dynamic=True,
                                 sizing_mode="stretch_width", css_classes=["view-tabs"])
             self.tabs.param.watch(self._on_tab, "active")
         return pn.Column(self.message, self.status, self.summary, self.explanation,

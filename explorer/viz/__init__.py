@@ -37,9 +37,11 @@ from ._frames import (
     selected_table,
     selection_matrix,
 )
+from ._stability import agreement_heatmap, frequency_bars, frequency_image
 
 __all__ = [
     "BEST_LEGEND", "LEGEND_OPTS", "SELECTED_COLOR", "YOURS_COLOR",
+    "agreement_heatmap", "frequency_bars", "frequency_image",
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",
     "path_curves", "BOUNDS_COLUMNS", "CONVERGENCE_COLUMNS", "KEPT_COLUMNS", "accuracy_plot",
     "block_membership", "convergence_curve",

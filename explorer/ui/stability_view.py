@@ -1,0 +1,242 @@
+"""The *Stability* tab: would the same features be chosen on other rows, and do the methods
+agree? Resamples of the session's method run in the background (one at a time among the
+server's fits, like a sweep's points) and stream Φ̂ with its interval; then the methods of
+*Compare with* are fitted at the same k and compared."""
+
+from __future__ import annotations
+
+import io
+import queue
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import panel as pn
+from holoviews.streams import Pipe
+
+from .. import viz
+from ..stability import StabilityResult, agreement, at_k, stability
+from . import _widgets as W
+from ._worker import SweepWorker
+
+KINDS = ("resample", "stability-done", "stability-error")
+RESAMPLES = 50
+
+
+class StabilityRun:
+    """One stability run at a time: resamples, then the agreement of the compared methods;
+    ``poll()`` hands their events to the caller's thread."""
+
+    def __init__(self):
+        self.events: queue.Queue = queue.Queue()
+        self.worker = SweepWorker(self.events, kinds=KINDS)
+        self.token = 0
+
+    def start(self, method: str, data, params: dict, n_resamples: int,
+              others: list[str], k: int | None) -> None:
+        self.token += 1
+
+        def job(on_row):
+            stop = [False]
+
+            def each(update):
+                go_on = on_row({"kind": "resample", **update})
+                stop[0] = go_on is False
+                return go_on
+
+            result = stability(method, data, n_resamples=n_resamples, callback=each, **params)
+            on_row({"kind": "result", "result": result})
+            if others and k is not None and not stop[0]:
+                on_row({"kind": "agreement",
+                        "result": agreement([method, *others], data, k=k,
+                                            params={method: params})})
+
+        self.worker.start(self.token, [job])
+
+    def stop(self) -> None:
+        self.worker.cancel()
+
+    def poll(self) -> list:
+        out = []
+        while True:
+            try:
+                event = self.events.get_nowait()
+            except queue.Empty:
+                return out
+            if event.token == self.token:
+                out.append(event)
+
+
+class StabilityView(pn.viewable.Viewer):
+    """Run / Stop, Φ̂ with its 95 % interval as resamples arrive, selection frequency per
+    feature (named bars, or the image grid), the agreement matrix and both tables as CSV."""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.run = StabilityRun()
+        self.result: StabilityResult | None = None
+        self.agreement = None
+        self.dataset = None
+        self._phis: list[tuple[int, float, float, float]] = []
+        self.resamples = pn.widgets.IntSlider(name="resamples (half of the rows each)",
+                                              start=10, end=200, step=10, value=RESAMPLES,
+                                              css_classes=["stability-resamples"], width=260)
+        self.start_button = W.button("Run stability", "btn-stability", "primary")
+        self.stop_button = W.button("Stop", "btn-stability-stop", "danger")
+        self.status = pn.pane.Markdown("Fits the method on resamples of the training rows "
+                                       "and measures how alike the selected sets are "
+                                       "(Nogueira et al.'s Φ̂: 1 = the same features every "
+                                       "time, 0 = no better than chance).",
+                                       css_classes=["stability-status"])
+        self._pipe = Pipe(data=[])
+        self.phi_plot = pn.pane.HoloViews(hv.DynamicMap(self._phi_curve, streams=[self._pipe]),
+                                          sizing_mode="stretch_width",
+                                          css_classes=["view-phi"])
+        self.frequency = pn.pane.HoloViews(sizing_mode="stretch_width",
+                                           css_classes=["view-frequency"])
+        self.matrix = pn.pane.HoloViews(sizing_mode="stretch_width",
+                                        css_classes=["view-agreement"], visible=False)
+        self.differences = pn.pane.Markdown("", css_classes=["agreement-lists"])
+        self.download_frequency = W.download("Download frequencies CSV", "stability.csv",
+                                             self._frequency_csv, "download-stability")
+        self.download_agreement = W.download("Download agreement CSV", "agreement.csv",
+                                             self._agreement_csv, "download-agreement")
+        self.stop_button.on_click(lambda e: self.run.stop())
+
+    @staticmethod
+    def _phi_curve(data):
+        frame = pd.DataFrame(data, columns=["resamples", "phi", "low", "high"])
+        frame = frame.dropna()
+        last = float(frame["resamples"].max()) if len(frame) else 2.0
+        band = hv.Spread((frame["resamples"], frame["phi"],
+                          frame["phi"] - frame["low"], frame["high"] - frame["phi"]),
+                         "resamples", ["phi", "below", "above"]).opts(
+            color=viz.YOURS_COLOR, alpha=0.15, line_alpha=0, framewise=True)
+        curve = hv.Curve(frame, "resamples", "phi").opts(color=viz.YOURS_COLOR, line_width=2,
+                                                         tools=["hover"], framewise=True)
+        # the ranges from the data each time: a DynamicMap keeps its first (empty) frame's
+        return (band * curve).opts(title="Φ̂ and its 95 % interval as resamples arrive",
+                                   ylabel="Φ̂", xlabel="resamples", ylim=(-0.1, 1.05),
+                                   xlim=(2, max(3.0, last)), responsive=True, height=220,
+                                   show_grid=True)
+
+    # ----------------------------------------------------------------- run
+    def start(self, method: str, data, params: dict, others: list[str], k) -> None:
+        self.result, self.agreement, self.dataset = None, None, data
+        self._phis = []
+        self._pipe.send([])
+        self.matrix.visible = False
+        self.differences.object = ""
+        params = {n: v for n, v in params.items() if n != "warm_start"}
+        self.run.start(method, data, params, int(self.resamples.value), others, k)
+        self.status.object = f"resampling {method}: 0/{int(self.resamples.value)}"
+
+    def tick(self) -> None:
+        """Apply the run's events (called by the page's periodic callback)."""
+        for event in self.run.poll():
+            if event.kind == "stability-error":
+                exc, _ = event.payload
+                self.status.object = f"stability failed: {exc}"
+                continue
+            if event.kind == "stability-done":
+                if self.result is not None and event.payload:
+                    self.status.object += " · stopped"
+                continue
+            update = event.payload
+            if update["kind"] == "resample":
+                low, high = update["phi_ci"]
+                self._phis.append((update["n_done"], update["phi"], low, high))
+                self._pipe.send(list(self._phis))
+                self.status.object = self._line(update["n_done"], update["n_resamples"],
+                                                 update["phi"], (low, high))
+            elif update["kind"] == "result":
+                self.result = update["result"]
+                self._draw_frequency()
+            else:
+                self.agreement = update["result"]
+                self._draw_agreement()
+
+    @staticmethod
+    def _line(done, total, phi, ci) -> str:
+        if not np.isfinite(phi):
+            return f"resample {done}/{total}"
+        return (f"Φ̂ = **{phi:.3f}** (95 % interval {ci[0]:.3f} – {ci[1]:.3f}) after "
+                f"{done}/{total} resamples")
+
+    def _draw_frequency(self) -> None:
+        r = self.result
+        ds = self.dataset
+        self.status.object = self._line(r.n_resamples, int(self.resamples.value), r.phi,
+                                        r.phi_ci) + f" · mean Jaccard {r.jaccard:.3f}"
+        shape = getattr(ds, "image_shape", None)
+        if shape is not None and int(np.prod(shape)) == r.frequency.size:
+            # square pixels: a figure of fixed size
+            self.frequency.sizing_mode = "fixed"
+            self.frequency.object = viz.frequency_image(r.frequency, shape).opts(
+                frame_width=320, frame_height=int(320 * shape[0] / shape[1]))
+        else:
+            self.frequency.sizing_mode = "stretch_width"
+            self.frequency.object = viz.frequency_bars(r.table(), truth=ds.truth).opts(
+                responsive=True, height=300)
+
+    def _draw_agreement(self) -> None:
+        a = self.agreement
+        self.matrix.object = viz.agreement_heatmap(a.jaccard).opts(responsive=True,
+                                                                   height=260)
+        self.matrix.visible = True
+        lines = []
+        for _, row in a.table().iterrows():
+            lines.append(f"* **{row['method']}** and **{row['other']}**: Jaccard "
+                         f"{row['jaccard']:.2f}; only {row['method']}: "
+                         f"{_names(row['only_method'])}; only {row['other']}: "
+                         f"{_names(row['only_other'])}")
+        if a.recovery:
+            lines.append("* true features found: " + ", ".join(
+                f"{m} {n}" for m, n in a.recovery.items()))
+        self.differences.object = "\n".join(lines)
+
+    def _frequency_csv(self):
+        buf = io.StringIO()
+        (self.result.table() if self.result is not None else
+         pd.DataFrame(columns=["feature", "index", "frequency"])).to_csv(buf, index=False)
+        buf.seek(0)
+        return buf
+
+    def _agreement_csv(self):
+        buf = io.StringIO()
+        (self.agreement.table() if self.agreement is not None else
+         pd.DataFrame(columns=["method", "other", "jaccard"])).to_csv(buf, index=False)
+        buf.seek(0)
+        return buf
+
+    def __panel__(self):
+        return pn.Column(pn.Row(self.resamples, self.start_button, self.stop_button),
+                         self.status, self.phi_plot, self.frequency,
+                         pn.Row(self.download_frequency, self.download_agreement),
+                         self.matrix, self.differences, sizing_mode="stretch_width")
+
+
+def _names(joined: str, most: int = 8) -> str:
+    names = [n for n in joined.split("; ") if n]
+    if not names:
+        return "none"
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def k_of(method: str, params: dict, estimator) -> int | None:
+    """The k at which to compare methods: the method's own count knob, else the fitted
+    model's number of features."""
+    knob = next(iter(at_k(method, 1)), None) if _has_count(method) else None
+    if knob is not None and isinstance(params.get(knob), (int, np.integer)):
+        return int(params[knob])
+    return int(estimator.n_selected_) if estimator is not None and \
+        getattr(estimator, "n_selected_", 0) else None
+
+
+def _has_count(method: str) -> bool:
+    try:
+        at_k(method, 1)
+        return True
+    except ValueError:
+        return False

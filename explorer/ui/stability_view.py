@@ -78,7 +78,7 @@ class StabilityView(pn.viewable.Viewer):
         self.agreement = None
         self.dataset = None
         self._phis: list[tuple[int, float, float, float]] = []
-        self.resamples = pn.widgets.IntSlider(name="resamples (half of the rows each)",
+        self.resamples = pn.widgets.IntSlider(label="resamples (half of the rows each)",
                                               start=10, end=200, step=10, value=RESAMPLES,
                                               css_classes=["stability-resamples"], width=260)
         self.start_button = W.button("Run stability", "btn-stability", "primary")

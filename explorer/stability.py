@@ -38,17 +38,22 @@ def _as_matrix(selected) -> np.ndarray:
     return Z
 
 
+def _moments(selected):
+    """(Z, M, d, p̂ per feature, k̄, the denominator k̄/d·(1 − k̄/d)) of M selections."""
+    Z = _as_matrix(selected)
+    M, d = Z.shape
+    freq = Z.mean(axis=0)
+    kbar = float(freq.sum())
+    return Z, M, d, freq, kbar, (kbar / d) * (1.0 - kbar / d)
+
+
 def phi(selected) -> float:
     """Nogueira et al.'s Φ̂ (JMLR 2018, eq. 4) of M selections (rows of a boolean M × d array):
     1 − mean_f s_f² / (k̄/d · (1 − k̄/d)), s_f² = M/(M−1)·p̂_f(1 − p̂_f) the unbiased variance
     of feature f's selection, k̄ the mean set size. 1 for identical sets, about 0 for random
     sets of one size. NaN when every set is empty or every set is all features (the
     denominator is 0: stability is not defined there)."""
-    Z = _as_matrix(selected)
-    M, d = Z.shape
-    freq = Z.mean(axis=0)
-    kbar = float(freq.sum())
-    denom = (kbar / d) * (1.0 - kbar / d)
+    _, M, d, freq, kbar, denom = _moments(selected)
     if denom <= 0:
         return float("nan")
     return float(1.0 - M / (M - 1) * np.mean(freq * (1.0 - freq)) / denom)
@@ -57,11 +62,7 @@ def phi(selected) -> float:
 def phi_variance(selected) -> float:
     """The estimated variance of Φ̂ (Nogueira et al. 2018, Theorem 1: Φ̂ is asymptotically
     normal; its variance is estimated by 4/M² Σ_i (φ̂_i − φ̄)², φ̂_i the i-th selection's term)."""
-    Z = _as_matrix(selected)
-    M, d = Z.shape
-    freq = Z.mean(axis=0)
-    kbar = float(freq.sum())
-    denom = (kbar / d) * (1.0 - kbar / d)
+    Z, M, d, freq, kbar, denom = _moments(selected)
     if denom <= 0:
         return float("nan")
     stab = phi(Z)

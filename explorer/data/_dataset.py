@@ -158,17 +158,12 @@ class Dataset:
             train, test = train_test_split(idx, test_size=test_size, random_state=seed,
                                            stratify=stratify)
             train, test = np.sort(train), np.sort(test)
-        return replace(
-            self,
-            X=_rows(self.X, train), y=self.y[train],
-            X_test=_rows(self.X, test), y_test=self.y[test],
-            query=None if self.query is None else self.query[train],
-            query_test=None if self.query is None else self.query[test],
-        )
+        return self.fold(train, test)
 
     def fold(self, train, held_out) -> Dataset:
-        """The training part's rows ``train`` as training rows and its rows ``held_out`` as
-        the test part: one fold of a cross-validation that never sees the test part."""
+        """Rows ``train`` as the training rows and rows ``held_out`` as the test part: the
+        parts of :meth:`split`, or one fold of a cross-validation of the training part
+        (which never sees the test part)."""
         train, held_out = np.asarray(train), np.asarray(held_out)
         return replace(
             self,

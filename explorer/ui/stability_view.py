@@ -196,24 +196,25 @@ class StabilityView(pn.viewable.Viewer):
         self.differences.object = "\n".join(lines)
 
     def _frequency_csv(self):
-        buf = io.StringIO()
-        (self.result.table() if self.result is not None else
-         pd.DataFrame(columns=["feature", "index", "frequency"])).to_csv(buf, index=False)
-        buf.seek(0)
-        return buf
+        return _csv(self.result, ["feature", "index", "frequency"])
 
     def _agreement_csv(self):
-        buf = io.StringIO()
-        (self.agreement.table() if self.agreement is not None else
-         pd.DataFrame(columns=["method", "other", "jaccard"])).to_csv(buf, index=False)
-        buf.seek(0)
-        return buf
+        return _csv(self.agreement, ["method", "other", "jaccard"])
 
     def __panel__(self):
         return pn.Column(pn.Row(self.resamples, self.start_button, self.stop_button),
                          self.status, self.phi_plot, self.frequency,
                          pn.Row(self.download_frequency, self.download_agreement),
                          self.matrix, self.differences, sizing_mode="stretch_width")
+
+
+def _csv(result, columns: list[str]):
+    """``result.table()`` (or an empty table of ``columns``) as CSV to download."""
+    buf = io.StringIO()
+    frame = result.table() if result is not None else pd.DataFrame(columns=columns)
+    frame.to_csv(buf, index=False)
+    buf.seek(0)
+    return buf
 
 
 def _names(joined: str, most: int = 8) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import queue
+import threading
 
 import holoviews as hv
 import numpy as np
@@ -18,6 +19,7 @@ from .. import viz
 from ..stability import StabilityResult, agreement, at_k, stability
 from . import _widgets as W
 from ._worker import SweepWorker
+from .views import _ensure_backend
 
 KINDS = ("resample", "stability-done", "stability-error")
 RESAMPLES = 50
@@ -31,22 +33,22 @@ class StabilityRun:
         self.events: queue.Queue = queue.Queue()
         self.worker = SweepWorker(self.events, kinds=KINDS)
         self.token = 0
+        self.halt = threading.Event()
 
     def start(self, method: str, data, params: dict, n_resamples: int,
               others: list[str], k: int | None) -> None:
         self.token += 1
+        self.halt = halt = threading.Event()
 
         def job(on_row):
-            stop = [False]
-
             def each(update):
-                go_on = on_row({"kind": "resample", **update})
-                stop[0] = go_on is False
-                return go_on
+                return on_row({"kind": "resample", **update}) is not False and \
+                    not halt.is_set()
 
+            # Stop ends the resampling, not the run: the result of what was done follows
             result = stability(method, data, n_resamples=n_resamples, callback=each, **params)
             on_row({"kind": "result", "result": result})
-            if others and k is not None and not stop[0]:
+            if others and k is not None and not halt.is_set():
                 on_row({"kind": "agreement",
                         "result": agreement([method, *others], data, k=k,
                                             params={method: params})})
@@ -54,7 +56,12 @@ class StabilityRun:
         self.worker.start(self.token, [job])
 
     def stop(self) -> None:
-        self.worker.cancel()
+        """End the resampling; the resamples done so far still make the result."""
+        self.halt.set()
+
+    @property
+    def halted(self) -> bool:
+        return self.halt.is_set()
 
     def poll(self) -> list:
         out = []
@@ -73,6 +80,7 @@ class StabilityView(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
+        _ensure_backend()
         self.run = StabilityRun()
         self.result: StabilityResult | None = None
         self.agreement = None
@@ -139,8 +147,6 @@ class StabilityView(pn.viewable.Viewer):
                 self.status.object = f"stability failed: {exc}"
                 continue
             if event.kind == "stability-done":
-                if self.result is not None and event.payload:
-                    self.status.object += " · stopped"
                 continue
             update = event.payload
             if update["kind"] == "resample":
@@ -152,6 +158,8 @@ class StabilityView(pn.viewable.Viewer):
             elif update["kind"] == "result":
                 self.result = update["result"]
                 self._draw_frequency()
+                if self.run.halted:
+                    self.status.object += " · stopped"
             else:
                 self.agreement = update["result"]
                 self._draw_agreement()

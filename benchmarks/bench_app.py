@@ -233,8 +233,8 @@ def load_test(browser, proc, url, n_sessions, repeats, tables):
         time.sleep(1)
         threads_after = server_threads(proc)
     table = Table(f"{n_sessions} sessions each running a 200-iteration FGM fit on 1,024 × 4,096 "
-                  f"(`{CLASS_FIT}`), while session "
-                  f"{n_sessions + 1} moves B on digits-3v8 ({repeats} changes; target p95 of "
+                  f"(`{CLASS_FIT}`), while one more "
+                  f"user moves B on digits-3v8 ({repeats} changes; target p95 of "
                   "the first updated view < 1 s)",
                   ["first updated view median s", "p95 s", "fit shown done median s",
                    "sessions still fitting", f"{n_sessions} pages open s",

@@ -21,8 +21,7 @@ import numpy as np
 from _common import Table, run
 
 from explorer.data import load
-from explorer.experiments import cv_folds
-from explorer.stability import stability
+from explorer.experiments import cv_folds, stability
 
 METHODS = {
     "FGM (paper)": ("fgm", {}),

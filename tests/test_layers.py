@@ -18,14 +18,12 @@ RANK = {"_errors": 0, "_params": 0, "texts": 0,
         "optim": 3,
         "methods": 4,
         "experiments": 5,
-        "stability": 6,
-        "ui": 7,
-        "cli": 8,
-        "__init__": 9}
+        "ui": 6,
+        "cli": 7,
+        "__init__": 8}
 PLOTTING = {"panel", "holoviews", "bokeh"}
 MAY_PLOT = {"viz", "ui", "cli"}
-UI_REACHES = {"_params", "texts", "metrics", "viz", "data", "methods", "experiments",
-              "stability"}
+UI_REACHES = {"_params", "texts", "metrics", "viz", "data", "methods", "experiments"}
 
 
 def _unit(module: str) -> str:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from explorer.data import make
-from explorer.stability import agreement, mean_jaccard, phi, phi_interval, stability, subsample
+from explorer.experiments import agreement, mean_jaccard, phi, phi_interval, stability, subsample
 
 
 def _direct_phi(Z):

@@ -16,7 +16,7 @@ import panel as pn
 from holoviews.streams import Pipe
 
 from .. import viz
-from ..stability import StabilityResult, agreement, at_k, stability
+from ..experiments import StabilityResult, agreement, at_k, stability
 from . import _widgets as W
 from ._worker import SweepWorker
 from .views import _ensure_backend

@@ -86,7 +86,7 @@ def test_a_scheduler_address_is_connected_to(cluster, dataset):
 def test_an_address_without_a_scheduler_is_a_clear_error(dataset, monkeypatch):
     import socket
 
-    import explorer.experiments as experiments
+    import explorer.experiments.sweeps as experiments
 
     monkeypatch.setattr(experiments, "CONNECT_TIMEOUT", 1.0)
     with socket.socket() as probe:  # a port nobody listens on
@@ -129,7 +129,7 @@ def test_kernels_share_the_cores_with_a_workers_threads(cluster, monkeypatch):
 
 
 def test_stability_on_a_cluster_equals_the_serial_run(cluster, dataset):
-    from explorer.stability import stability
+    from explorer.experiments import stability
 
     serial = stability("fsa", dataset, n_resamples=6, k=5)
     seen = []

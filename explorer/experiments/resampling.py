@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from .data import Dataset, load
-from .experiments import _cluster, _resolve, fit_kwargs
-from .metrics import recovery
+from ..data import Dataset, load
+from ..metrics import recovery
+from .sweeps import _cluster, _resolve, fit_kwargs
 
 
 # ---------------------------------------------------------------------- Φ̂ and Jaccard

@@ -255,7 +255,8 @@ class SparsityView(pn.viewable.Viewer):
         truth = ds.truth
         if not records:
             if ds.image_shape is not None:
-                return viz.weight_image(np.zeros(ds.n_features), ds.image_shape, [], truth)
+                return viz.weight_image(np.zeros(ds.n_features), ds.image_shape, [], truth,
+                                        names=ds.names())
             return viz.selection_map(np.zeros((0, 0)), np.zeros(0), title="no fit yet")
         last = records[-1]
         if SparsityView._kind_of(ds) == "image":
@@ -267,7 +268,7 @@ class SparsityView(pn.viewable.Viewer):
             shown = (last.info.get("weights_label") if last.info else None) or "|w|"
             whose = shown if member is None else f"class {member}'s {shown} (one-vs-rest)"
             return viz.weight_image(weights, ds.image_shape, last.selected, truth,
-                                    title=f"{whose} on the {ds.image_shape[0]}×"
+                                    names=ds.names(), title=f"{whose} on the {ds.image_shape[0]}×"
                                           f"{ds.image_shape[1]} grid, iteration "
                                           f"{last.iteration + 1}")
         order = None
@@ -282,8 +283,10 @@ class SparsityView(pn.viewable.Viewer):
         ever = viz.ever_selected(records)
         shown = (f"{ever} features ever selected" if columns.size == ever else
                  f"{columns.size} of the {ever} features ever selected (the latest)")
+        names = ds.names()
         return viz.selection_map(matrix, columns, truth, group_edges=edges,
-                                 title=f"entries and exits: {shown}")
+                                 title=f"entries and exits: {shown}",
+                                 names=[names[j] for j in columns])
 
     @staticmethod
     def _kind_of(ds) -> str:

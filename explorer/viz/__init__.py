@@ -4,6 +4,7 @@
 from ._elements import (
     BEST_LEGEND,
     LEGEND_OPTS,
+    MAP_LABELS,
     SELECTED_COLOR,
     YOURS_COLOR,
     accuracy_plot,
@@ -40,7 +41,7 @@ from ._frames import (
 from ._stability import agreement_heatmap, frequency_bars, frequency_image
 
 __all__ = [
-    "BEST_LEGEND", "LEGEND_OPTS", "SELECTED_COLOR", "YOURS_COLOR",
+    "BEST_LEGEND", "LEGEND_OPTS", "MAP_LABELS", "SELECTED_COLOR", "YOURS_COLOR",
     "agreement_heatmap", "frequency_bars", "frequency_image",
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",
     "path_curves", "BOUNDS_COLUMNS", "CONVERGENCE_COLUMNS", "KEPT_COLUMNS", "accuracy_plot",

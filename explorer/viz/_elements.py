@@ -7,7 +7,14 @@ from collections.abc import Sequence
 import holoviews as hv
 import numpy as np
 import pandas as pd
-from bokeh.models import BasicTicker, GlyphRenderer, LogScale
+from bokeh.models import (
+    BasicTicker,
+    CustomJSHover,
+    FixedTicker,
+    GlyphRenderer,
+    HoverTool,
+    LogScale,
+)
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf"]
@@ -291,11 +298,21 @@ def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:
 
 
 def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np.ndarray,
-                 truth: np.ndarray | None = None, title: str = "|w| on the image grid"):
-    """|w| drawn on the image grid with selected pixels (and true ones) marked.
+                 truth: np.ndarray | None = None, title: str = "|w| on the image grid",
+                 names: Sequence[str] | None = None):
+    """|w| drawn on the image grid with selected pixels (and true ones) marked; the hover
+    names the pixel under the cursor by ``names`` (row-major, default ``r<i>c<j>``), the name
+    the table and the text use.
 
     Always Image * Points * Points (possibly empty), so a streaming view keeps its layers."""
     h, w = image_shape
+    names = [f"r{i}c{j}" for i in range(h) for j in range(w)] if names is None else \
+        [str(n) for n in names]
+    pixel = CustomJSHover(args={"names": names, "h": h, "w": w}, code="""
+        const c = Math.floor(special_vars.x), r = h - 1 - Math.floor(special_vars.y);
+        return (r >= 0 && r < h && c >= 0 && c < w) ? names[r * w + c] : "";""")
+    hover = HoverTool(tooltips=[("pixel", "$x{custom}"), ("|w|", "@image")],
+                      formatters={"$x": pixel})
     img = np.abs(np.asarray(weights, dtype=float)).reshape(h, w)
     top = float(img.max()) if img.size else 0.0
     # an all-zero picture (no fit yet) gets the scale [0, 1], not a −1…1 bar around nothing
@@ -303,7 +320,7 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
     # hv.Image draws an array's first row at the top, as the image is seen: row r of the
     # picture spans y ∈ [h − r − 1, h − r], where the markers below put it too
     image = hv.Image(img, bounds=(0, 0, w, h), kdims=["column", "row"],
-                     vdims=["|w|"]).opts(cmap="Blues", colorbar=True, tools=["hover"],
+                     vdims=["|w|"]).opts(cmap="Blues", colorbar=True, tools=[hover],
                                          clim=clim,
                                          title=title, data_aspect=1, xaxis=None, yaxis=None,
                                          framewise=True)
@@ -318,20 +335,27 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
     return (image * points * true).opts(legend_position="bottom", legend_cols=2)
 
 
+MAP_LABELS = 30  # most feature names written under the map (every column keeps its hover)
+_NAME_CHARS = 16
+
+
 def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | None = None,
                   xlabel: str = "feature (in order of entry)", ylabel: str = "iteration",
-                  title: str = "entries and exits", group_edges=None):
+                  title: str = "entries and exits", group_edges=None,
+                  names: Sequence[str] | None = None):
     """Iteration × feature map: dark where a feature is selected; true features marked with
-    triangles above the map; group boundaries as vertical segments.
+    triangles above the map; group boundaries as vertical segments. ``names`` (one per entry
+    of ``columns``, default ``x<j>``) label the axis and the hover, as in every other view.
 
-    Always Image * Scatter * Segments (possibly empty), so a streaming view keeps its layers."""
+    Always Image * Scatter * Segments * Rectangles (possibly empty), so a streaming view keeps
+    its layers."""
     n_rows, n_cols = matrix.shape if matrix.size else (1, 1)
     data = matrix.astype(float) if matrix.size else np.zeros((1, 1))
     # first iteration at the bottom: the array's first row is drawn on top, so flip it
     image = hv.Image(data[::-1], bounds=(0, 0.5, n_cols, n_rows + 0.5),
                      kdims=[xlabel, ylabel], vdims=["selected"]).opts(
-        cmap=["#f7f7f7", "#1f4e79"], clim=(0, 1), tools=["hover"], title=title,
-        colorbar=False, framewise=True)
+        cmap=["#f7f7f7", "#1f4e79"], clim=(0, 1), title=title, colorbar=False,
+        framewise=True)
     xs = np.zeros(0)
     if truth is not None and len(columns):
         xs = np.flatnonzero(np.isin(columns, truth)) + 0.5
@@ -346,10 +370,43 @@ def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | N
                             np.full(edges.size, n_rows + 0.5)),
                            kdims=["x0", "y0", "x1", "y1"]).opts(color="#999999", line_width=1,
                                                                 framewise=True)
+    # one invisible column per feature carries its name, number and time selected to the hover
+    columns = np.asarray(columns, dtype=np.int64)
+    names = [f"x{j}" for j in columns] if names is None else [str(n) for n in names]
+    if len(names) != columns.size:
+        raise ValueError(f"selection_map: {len(names)} names for {columns.size} columns")
+    left = np.arange(columns.size, dtype=float)
+    held = matrix.sum(axis=0).astype(int) if matrix.size else np.zeros(columns.size, int)
+    hover = HoverTool(tooltips=[("feature", "@feature"), ("number", "@number"),
+                                ("iteration", "$y{0}"), ("selected for", "@held iterations")],
+                      point_policy="follow_mouse")
+    cells = hv.Rectangles((left, np.full(columns.size, 0.5), left + 1,
+                           np.full(columns.size, n_rows + 0.5), names, columns, held),
+                          vdims=["feature", "number", "held"]).opts(
+        fill_alpha=0, line_alpha=0, tools=[hover], framewise=True)
     # the legend sits right of the map, never over the cells it explains (the latest
     # iterations are its top rows, where a legend inside would sit); below it would take
     # the height the toolbar needs, which then folds reset and hover into its overflow menu
-    return (image * true * segments).opts(legend_position="right")
+    return (image * true * segments * cells).opts(legend_position="right",
+                                                  hooks=[name_the_columns])
+
+
+def name_the_columns(plot, element) -> None:
+    """HoloViews hook (run after each update): the map's x axis names its columns — every
+    column when at most :data:`MAP_LABELS`, else evenly spaced ones — read from the names the
+    map's hover layer carries, so the axis and the hover say the same name."""
+    cells = [layer for layer in element.values() if isinstance(layer, hv.Rectangles)]
+    if not cells or not len(cells[0]):
+        return
+    names = [str(n) for n in cells[0].dimension_values("feature")]
+    step = max(1, -(-len(names) // MAP_LABELS))
+    ticks = [j + 0.5 for j in range(0, len(names), step)]
+    axis = plot.state.xaxis[0]
+    axis.ticker = FixedTicker(ticks=ticks)
+    axis.major_label_overrides = {
+        t: (n if len(n) <= _NAME_CHARS else n[:_NAME_CHARS - 1] + "…")
+        for t, n in zip(ticks, names[::step], strict=True)}
+    axis.major_label_orientation = 0.9 if len(ticks) > 8 or max(map(len, names)) > 4 else 0
 
 
 def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,

@@ -584,3 +584,54 @@ def test_a_standalone_image_map_is_a_fixed_square_figure_with_its_colorbar(fgm_f
     fig = figures[0]
     assert fig.sizing_mode in (None, "fixed") and fig.frame_width == fig.frame_height
     assert any(isinstance(m, ColorBar) for m in root.references())
+
+
+def test_the_entry_map_names_its_columns_on_the_axis_and_in_the_hover():
+    """The map's axis and hover say the dataset's names (as the table and the text do), and
+    follow the columns as features enter during a fit."""
+    from bokeh.models import FixedTicker, HoverTool, Plot
+
+    ds = make("fgm-type1", n_samples=200, n_features=400, n_test=50)
+    ds.feature_names = [f"gene_{j}" for j in range(ds.n_features)]
+    est = FGM(B=2).fit(ds.X, ds.y)
+    view = SparsityView(dataset=ds)
+    view.show(est.history_[:1])
+    root = pn.panel(view).get_root()
+    fig = next(m for m in root.references() if isinstance(m, Plot))
+
+    def axis_names():
+        axis = fig.xaxis[0]
+        assert isinstance(axis.ticker, FixedTicker)
+        return [axis.major_label_overrides[t] for t in axis.ticker.ticks]
+
+    first = sorted(f"gene_{j}" for j in est.history_[0].selected)
+    assert sorted(axis_names()) == first
+    view.show(est.history_)  # the same figure, updated as the fit streams
+    _, columns = viz.selection_matrix(est.history_, ds.n_features)
+    assert axis_names() == [f"gene_{j}" for j in columns]
+    hover = [m for m in root.references() if isinstance(m, HoverTool)]
+    assert any(("feature", "@feature") in h.tooltips for h in hover)
+    named = [src.data for src in _sources(root) if "feature" in src.data]
+    assert named and list(named[0]["feature"]) == [f"gene_{j}" for j in columns]
+    assert list(named[0]["number"]) == list(columns)
+
+
+def test_a_wide_map_names_evenly_spaced_columns():
+    matrix = np.ones((3, 200), dtype=np.int8)
+    names = [f"word{j}" for j in range(200)]
+    fig = _render(viz.selection_map(matrix, np.arange(200), names=names))
+    labels = fig.xaxis[0].major_label_overrides
+    assert len(labels) <= viz.MAP_LABELS and labels[0.5] == "word0"
+    assert all(labels[t] == names[int(t)] for t in labels)
+    with pytest.raises(ValueError, match="names"):
+        viz.selection_map(matrix, np.arange(200), names=names[:3])
+
+
+def test_the_pixel_hover_names_the_pixel_as_the_table_does(fgm_fit):
+    from bokeh.models import CustomJSHover
+
+    ds, est = fgm_fit
+    root = pn.panel(SparsityView(estimator=est, dataset=ds)).get_root()
+    pixel = [m for m in root.references() if isinstance(m, CustomJSHover)]
+    assert pixel and pixel[0].args["names"] == ds.names()
+    assert pixel[0].args["h"] * pixel[0].args["w"] == ds.n_features

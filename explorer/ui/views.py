@@ -35,6 +35,7 @@ def _ensure_backend() -> None:
         hv.renderer("bokeh")
     if hv.Store.current_backend != "bokeh":
         hv.Store.set_current_backend("bokeh")
+    viz.svg_save_everywhere()
 
 
 def _empty(columns):
@@ -232,6 +233,9 @@ class ConvergenceView(pn.viewable.Viewer):
         return pn.Column(self.note, self.plots, sizing_mode="stretch_width")
 
 
+NAMES_HEIGHT = 80  # px under the entry map for its rotated feature names
+
+
 class SparsityView(pn.viewable.Viewer):
     """Which features are selected: image grid for pixels, else entries and exits."""
 
@@ -304,8 +308,9 @@ class SparsityView(pn.viewable.Viewer):
             # the toolbar aside)
             sizing = dict(frame_height=self.height - 60, frame_width=self.height - 60)
             self.pane.sizing_mode = "fixed"
-        else:  # features along the width: as wide as the page allows
-            sizing = dict(responsive=True, height=self.height)
+        else:  # features along the width: as wide as the page allows, and taller by the
+            # names written under it (the frame keeps the height its toolbar needs)
+            sizing = dict(responsive=True, height=self.height + NAMES_HEIGHT)
             self.pane.sizing_mode = "stretch_width"
         self.pane.object = hv.DynamicMap(self._render, streams=[self._pipe]).opts(
             hv.opts.Image(**sizing), hv.opts.Overlay(**sizing))

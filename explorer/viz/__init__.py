@@ -24,6 +24,7 @@ from ._elements import (
     upper_steps,
     weight_image,
 )
+from ._export import add_svg_save, svg_save_everywhere
 from ._frames import (
     BOUNDS_COLUMNS,
     CONVERGENCE_COLUMNS,
@@ -42,7 +43,8 @@ from ._stability import agreement_heatmap, frequency_bars, frequency_image
 
 __all__ = [
     "BEST_LEGEND", "LEGEND_OPTS", "MAP_LABELS", "SELECTED_COLOR", "YOURS_COLOR",
-    "agreement_heatmap", "frequency_bars", "frequency_image",
+    "add_svg_save", "agreement_heatmap", "frequency_bars", "frequency_image",
+    "svg_save_everywhere",
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",
     "path_curves", "BOUNDS_COLUMNS", "CONVERGENCE_COLUMNS", "KEPT_COLUMNS", "accuracy_plot",
     "block_membership", "convergence_curve",

@@ -16,6 +16,8 @@ from bokeh.models import (
     LogScale,
 )
 
+from ._export import add_svg_save
+
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf"]
 SELECTED_COLOR = "#d62728"
@@ -203,7 +205,7 @@ def legend_in_emptiest_corner(plot, element) -> None:
 
 
 # an Overlay's options for a compact legend in the corner that hides least, moved with the data
-BEST_LEGEND = {"hooks": [legend_in_emptiest_corner], "legend_opts": LEGEND_OPTS}
+BEST_LEGEND = {"hooks": [legend_in_emptiest_corner, add_svg_save], "legend_opts": LEGEND_OPTS}
 
 
 def _field(spec):
@@ -386,9 +388,9 @@ def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | N
         fill_alpha=0, line_alpha=0, tools=[hover], framewise=True)
     # the legend sits right of the map, never over the cells it explains (the latest
     # iterations are its top rows, where a legend inside would sit); below it would take
-    # the height the toolbar needs, which then folds reset and hover into its overflow menu
+    # the height the toolbar needs, which then folds its tools into an overflow menu
     return (image * true * segments * cells).opts(legend_position="right",
-                                                  hooks=[name_the_columns])
+                                                  hooks=[name_the_columns, add_svg_save])
 
 
 def name_the_columns(plot, element) -> None:

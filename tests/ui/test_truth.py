@@ -534,9 +534,16 @@ def test_hidden_tabs_do_not_take_the_sparsity_maps_clicks(page: Page, server):
     wait_for(lambda: "ever selected" in (page.evaluate(FIGURE, "entries and exits") or
                                          {"title": ""})["title"], 20)
     page.wait_for_timeout(500)
-    for name in ("reset", "hover"):  # on the toolbar itself, not folded into its overflow menu
-        tool = page.locator(f".view-sparsity .bk-tool-icon-{name}").first
+    # on the toolbar itself, not folded into its overflow menu
+    for tool in (page.locator(".view-sparsity .bk-tool-icon-reset").first,
+                 page.locator(".view-sparsity [title='Save as PNG']").first,
+                 page.locator(".view-sparsity [title='Save as SVG']").first):
         tool.click(trial=True, timeout=5000)  # fails if another element would receive the click
+    # the hover answers over the map and names the feature under the mouse
+    box = page.locator(".view-sparsity canvas").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.1, box["y"] + box["height"] * 0.4)
+    expect(page.locator(".bk-tooltip-content").filter(has_text="feature:").first).to_contain_text(
+        re.compile(r"feature: x\d+"), timeout=5000)
 
 
 # ------------------------------------------------------------------ 8 · Stop

@@ -7,7 +7,16 @@ import numpy as np
 import pytest
 
 from explorer.data import make
-from explorer.experiments import agreement, mean_jaccard, phi, phi_interval, stability, subsample
+from explorer.experiments import (
+    MAX_COUNT_FITS,
+    agreement,
+    fit_at_k,
+    mean_jaccard,
+    phi,
+    phi_interval,
+    stability,
+    subsample,
+)
 
 
 def _direct_phi(Z):
@@ -104,3 +113,36 @@ def test_agreement_of_methods_at_the_same_k():
     assert result.only("fgm", "fisher") == [data.names()[j] for j in np.setdiff1d(a, b)]
     assert set(result.recovery) == {"fgm", "fisher", "fs-manifold"}
     assert len(result.table()) == 3
+    assert result.settings == {"fgm": {"k": 5}, "fisher": {"k": 5}, "fs-manifold": {"m": 5}}
+    assert result.off_target() == {}
+
+
+def test_agreement_takes_grfl_through_its_cap(monkeypatch):
+    """GrFL has no count knob: its cap on learned features is searched for k input features,
+    within a bound on its fits, and a count it cannot reach is reported, not hidden."""
+    from explorer.methods import GrFL
+
+    caps = []
+    fit = GrFL.fit
+
+    def counted(self, *args, **kwargs):
+        caps.append(self.max_features)
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(GrFL, "fit", counted)
+    data = make("xor").split(test_size=0.3, seed=0)
+    est, setting = fit_at_k("grfl", data, 10)
+    assert est.n_selected_ == 10 and setting == {"max_features": est.max_features}
+    assert 1 <= len(caps) <= MAX_COUNT_FITS
+    # the search's answer is a cold fit at that cap
+    cold = GrFL(max_features=setting["max_features"]).fit(data.X, data.y)
+    assert cold.n_selected_ == 10
+
+    caps.clear()
+    est, setting = fit_at_k("grfl", data, 2, max_fits=3)  # one Fourier pair spans 3 inputs here
+    assert len(caps) <= 3 and est.n_selected_ > 2
+    result = agreement(["fgm", "grfl"], "xor", k=2)
+    assert len(result.supports["fgm"]) == 2
+    assert result.off_target() == {"grfl": len(result.supports["grfl"])}
+    with pytest.raises(ValueError, match="at least 1"):
+        fit_at_k("grfl", data, 0)

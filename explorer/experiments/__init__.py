@@ -9,10 +9,12 @@
 """
 
 from .resampling import (
+    MAX_COUNT_FITS,
     AgreementResult,
     StabilityResult,
     agreement,
     at_k,
+    fit_at_k,
     jaccard,
     mean_jaccard,
     phi,
@@ -36,8 +38,10 @@ from .sweeps import (
     sweep,
 )
 
-__all__ = ["AgreementResult", "CONNECT_TIMEOUT", "ROW_COLUMNS", "StabilityResult", "agreement",
-           "at_k", "available_methods", "check_compatible", "compare", "cv_folds", "fit_kwargs",
-           "fit_point", "jaccard", "mean_jaccard", "monotone_fraction", "one_standard_error",
-           "phi", "phi_interval", "phi_variance", "settings_for_task", "stability", "subsample",
-           "sweep"]
+__all__ = [
+    "AgreementResult", "CONNECT_TIMEOUT", "MAX_COUNT_FITS", "ROW_COLUMNS", "StabilityResult",
+    "agreement", "at_k", "available_methods", "check_compatible", "compare", "cv_folds",
+    "fit_at_k", "fit_kwargs", "fit_point", "jaccard", "mean_jaccard", "monotone_fraction",
+    "one_standard_error", "phi", "phi_interval", "phi_variance", "settings_for_task",
+    "stability", "subsample", "sweep",
+]

@@ -261,15 +261,80 @@ def at_k(method, k: int) -> dict:
                      "features")
 
 
+MAX_COUNT_FITS = 12  # fits one method may spend looking for k features through its cap
+
+
+def fit_at_k(method, dataset: Dataset, k: int, params: dict | None = None,
+             max_fits: int = MAX_COUNT_FITS):
+    """A model of ``method`` with k selected features (or the nearest count found), fitted on
+    ``dataset``. A method with a count knob is asked for k (:func:`at_k`); one whose sparsity
+    knob is an integer cap on what it learns (GrFL's ``max_features`` counts learned
+    features, several of which may share an input) is searched: the cap doubles from k until
+    the fit holds at least k input features, then bisects the bracket, at most ``max_fits``
+    fits. Returns ``(estimator, setting)``."""
+    cls = _resolve(method)
+    params = dict(params or {})
+    try:
+        setting = at_k(cls, k)
+    except ValueError:
+        setting = None
+    if setting is not None:
+        est = cls(**{**params, **setting})
+        est.fit(dataset.X, dataset.y, **fit_kwargs(est, dataset))
+        return est, setting
+    from ..methods.base import specs_by_name
+
+    knob = cls.sparsity_param
+    spec = specs_by_name(cls.param_specs).get(knob)
+    if spec is None or spec.kind != "int":
+        raise ValueError(f"{cls.display_name or cls.__name__} cannot be asked for a number of "
+                         "features")
+    if k < 1 or max_fits < 1:
+        raise ValueError(f"fit_at_k: k={k} and max_fits={max_fits} must be at least 1")
+    low_cap, high_cap = int(spec.low or 1), int(spec.high or 10 * dataset.n_features)
+    fitted: dict[int, object] = {}
+
+    def count(cap: int) -> int:
+        if cap not in fitted:
+            est = cls(**{**params, knob: cap})
+            est.fit(dataset.X, dataset.y, **fit_kwargs(est, dataset))
+            fitted[cap] = est
+        return int(fitted[cap].n_selected_)
+
+    below, above = low_cap - 1, None  # caps known to give < k and ≥ k features
+    cap = min(max(k, low_cap), high_cap)
+    while len(fitted) < max_fits:
+        n = count(cap)
+        if n == k:
+            break
+        if n < k:
+            below = cap
+            if above is None:
+                if cap >= high_cap:
+                    break
+                cap = min(2 * cap, high_cap)
+                continue
+        else:
+            above = cap
+        if above is None or above - below <= 1:
+            break
+        cap = (below + above) // 2
+    best = min(fitted, key=lambda c: (abs(count(c) - k), count(c) > k, c))
+    return fitted[best], {knob: best}
+
+
 @dataclass
 class AgreementResult:
-    """What :func:`agreement` found: each method's selected indices (``supports``), the
+    """What :func:`agreement` found: each method's selected indices (``supports``) and the
+    setting that gave them (``settings``: ``{"k": 10}``, or GrFL's cap found for k), the
     pairwise ``jaccard`` matrix (a DataFrame, methods × methods), ``recovery`` (true features
     found per method, when the dataset knows them) and the dataset's ``feature_names``."""
 
     supports: dict[str, np.ndarray]
     feature_names: list[str]
     truth: np.ndarray | None = None
+    settings: dict[str, dict] = field(default_factory=dict)
+    k: int | None = None
     jaccard: pd.DataFrame = field(init=False)
     recovery: dict[str, int] = field(init=False)
 
@@ -280,6 +345,13 @@ class AgreementResult:
             index=names, columns=names)
         self.recovery = {} if self.truth is None else {
             m: int(recovery(s, self.truth)["found"]) for m, s in self.supports.items()}
+
+    def off_target(self) -> dict[str, int]:
+        """The methods that could not be brought to ``k`` features, with the count they
+        hold (GrFL's Fourier features each touch every input, so its cap cannot go below
+        the inputs one feature uses)."""
+        return {m: int(len(s)) for m, s in self.supports.items()
+                if self.k is not None and len(s) != self.k}
 
     def only(self, a: str, b: str) -> list[str]:
         """The names of the features ``a`` selects and ``b`` does not."""
@@ -300,22 +372,24 @@ class AgreementResult:
 def agreement(methods: Sequence[str], dataset, *, k: int, test_size: float = 0.3,
               seed: int = 0, params: dict | None = None,
               callback: Callable | None = None) -> AgreementResult:
-    """Fit each of ``methods`` at ``k`` features on the dataset's training part (``params``:
-    per-method extra settings, ``{name: {...}}``) and compare the sets they select.
+    """Fit each of ``methods`` at ``k`` features on the dataset's training part
+    (:func:`fit_at_k`: a count knob, or GrFL's cap searched for k; ``params``: per-method
+    extra settings, ``{name: {...}}``) and compare the sets they select.
     ``callback(name, selected)`` sees each method's set as it is fitted; ``False`` stops."""
     if len(methods) < 2:
         raise ValueError("agreement compares at least two methods")
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=test_size, seed=seed)
-    supports = {}
+    supports, settings = {}, {}
     for name in methods:
         cls = _resolve(name)
-        est = cls(**{**at_k(cls, k), **(params or {}).get(name, {})})
-        est.fit(dataset.X, dataset.y, **fit_kwargs(est, dataset))
+        # the comparison is at k: a method's own count knob in params does not override it
+        est, settings[cls.registry_name or cls.__name__] = fit_at_k(
+            cls, dataset, k, (params or {}).get(name, {}))
         key = cls.registry_name or cls.__name__
         supports[key] = np.asarray(est.selected_features_)
         if callback is not None and callback(key, supports[key]) is False:
             break
     return AgreementResult(supports=supports, feature_names=dataset.names(),
-                           truth=dataset.truth)
+                           truth=dataset.truth, settings=settings, k=int(k))

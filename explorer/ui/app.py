@@ -427,14 +427,12 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _start_stability(self) -> None:
         """Resamples of the method with the session's knobs, then the methods of *Compare
-        with* (those that can be asked for k features) at the model's k."""
+        with* at the model's k (GrFL's cap searched for it)."""
         s = self.state
         if s.data is None:
             return
         params = dict(s.current_params())
         others = [m for m in s.sweep_methods() if m != s.method]
-        others = [m for m in others if "k" in REGISTRY[m]().get_params() or
-                  "m" in REGISTRY[m]().get_params()]
         self.stability.start(s.method, s.data, params, others,
                              k_of(s.method, params, s.estimator))
 

@@ -198,6 +198,10 @@ class StabilityView(pn.viewable.Viewer):
                          f"{row['jaccard']:.2f}; only {row['method']}: "
                          f"{_names(row['only_method'])}; only {row['other']}: "
                          f"{_names(row['only_other'])}")
+        for m, n in a.off_target().items():
+            setting = ", ".join(f"{knob}={v}" for knob, v in a.settings.get(m, {}).items())
+            lines.append(f"* **{m}** cannot be asked for {a.k} features here: its nearest "
+                         f"({setting}) holds {n}")
         if a.recovery:
             lines.append("* true features found: " + ", ".join(
                 f"{m} {n}" for m, n in a.recovery.items()))

@@ -35,6 +35,8 @@ SUMMARIES = {
 def _fgm(record) -> str:
     """A short account of one outer iteration (or of the refinement), for the teaching view."""
     info = record.info
+    if info.get("refine") and "groups_kept" in info:
+        return _cut_to_groups(record, "the ℓ2 model was refit on them")
     if info.get("refine"):
         before, pruned = info.get("before", []), info.get("pruned", [])
         added = info.get("added", [])
@@ -94,8 +96,29 @@ def _fgm(record) -> str:
     return " ".join(lines)
 
 
+def _cut_to_groups(record, refit: str) -> str:
+    """The cut of a path grown to k groups (FGM or FS-multi with groups)."""
+    info = record.info
+    kept, on_path = len(info["groups_kept"]), int(info.get("groups_on_path", 0))
+    added = len(info.get("added_groups", []))
+    grew = (f"the path converged at {on_path} groups, fewer than asked for, and "
+            f"{_count(added, 'group')} of best worst-case score joined" if added else
+            f"the path grew to {_count(on_path, 'group')}")
+    return (f"Exactly k groups: {grew}; the {_count(kept, 'group')} of largest ‖w_g‖ "
+            f"({_count(record.n_selected, 'feature')}) were kept and {refit} "
+            f"(objective {record.objective:.4g}, {record.inner_steps} steps).")
+
+
 def _fs_multi(record) -> str:
     info = record.info
+    if info.get("refine") and "groups_kept" in info:
+        return _cut_to_groups(record, "the bundle master was solved again on them")
+    if info.get("refine"):
+        return (f"Exactly k: the path grew to {_count(len(info.get('before', [])), 'feature')}"
+                f"; the {_count(record.n_selected, 'feature')} of largest |w_j| were kept "
+                f"({_count(len(info.get('added', [])), 'feature')} of best worst-case score "
+                "joined a path that stopped short) and the bundle master was solved again on "
+                f"them: objective {record.objective:.4g}, {record.inner_steps} steps.")
     names = info.get("block_names", [])
     shown = ", ".join(names[:6]) + ("…" if len(names) > 6 else "")
     gaps = info.get("inner_gaps", [])

@@ -147,3 +147,19 @@ def test_the_papers_cut_to_k_is_explained_by_its_own_rule():
     assert text.startswith("Exactly k:") and "|w_j|" in text and "½h_j" not in text
     refined = explain("fgm", FGM(k=5, refine="auto").fit(data.X, data.y).history_[-1])
     assert refined.startswith("Refinement:")
+
+
+@pytest.mark.parametrize("method", ["fgm", "fs-multi"])
+def test_a_cut_to_k_groups_is_told_in_groups(method):
+    from explorer import FSMulti
+
+    data = make("fgm-groups", n_samples=200, n_groups=25, group_size=4,
+                n_informative_groups=3, n_test=50)
+    cls = FGM if method == "fgm" else FSMulti
+    est = cls(k=2).fit(data.X, data.y, groups=data.groups)
+    text = explain(method, est.history_[-1])
+    assert text.startswith("Exactly k groups:")
+    assert "the 2 groups of largest ‖w_g‖ (8 features) were kept" in text
+    singles = cls(k=3).fit(data.X, data.y)
+    said = explain(method, singles.history_[-1])
+    assert said.startswith("Exactly k:") and "3 features" in said

@@ -170,6 +170,8 @@ class LinearSpace(FeatureSpace):
         ids = np.asarray(ids, dtype=np.int64)
         if self.groups is None:
             return ids, ids, np.ones(ids.size)
+        if ids.size == 0:
+            return ids, ids, np.zeros(0)
         feats, owner, weight = [], [], []
         for g in ids:
             members = self.groups.members_of(int(g))

@@ -1,6 +1,6 @@
 """Pieces shared by the cutting-plane methods (FGM, FS-multi): the per-iteration record of a
 generated block, the map from cached columns back to weights on the input features, and the
-outer loop asked for k features."""
+outer loop asked for k features (or k groups) with its cut to exactly k."""
 
 from __future__ import annotations
 
@@ -57,17 +57,46 @@ def loop_to_k(max_outer: int, tol: float, B: int, grown_to: int | None) -> tuple
 
 
 def emit_outer_step(recorder, estimator, step, info: dict, inner_measure,
-                    grown_to: int | None) -> bool:
+                    grown_to: int | None, held: int | None = None) -> bool:
     """One outer iteration's record (the estimator's current support); False stops the loop —
-    the callback's answer, or a path that now holds ``grown_to`` features to cut from."""
+    the callback's answer, or a path that now holds ``grown_to`` candidates to cut from
+    (``held``: the candidates — groups — with weight; default the support's features)."""
     support = estimator.support_
     go_on = recorder.emit(objective=step.solution.objective, n_selected=int(support.sum()),
                           selected=np.flatnonzero(support),
                           inner_steps=step.solution.inner_steps, lower=step.lower,
                           upper=step.upper, inner_measure=inner_measure, info=info)
-    if grown_to is not None and support.sum() >= grown_to:
+    held = int(support.sum()) if held is None else int(held)
+    if grown_to is not None and held >= grown_to:
         return False
     return go_on
+
+
+def candidate_norms(master, n_candidates: int) -> np.ndarray:
+    """‖w_c‖ per candidate — a feature, or a group (FGM eq. 12's atom) — over the master's
+    columns, which hold the scaled features: for a single feature |w_j| = |coef_j|/λ_j."""
+    sq = np.zeros(n_candidates)
+    for cols, w in master.weights_by_column():
+        if cols.width:
+            np.add.at(sq, cols.candidate, np.asarray(w, dtype=float) ** 2)
+    return np.sqrt(sq)
+
+
+def k_candidates(space, master, solution, k: int):
+    """Exactly k candidates from a path grown to at least k: the path's k of largest ‖w_c‖
+    (at the optimum of the ℓ1² master the kernel weights are d_c ∝ ‖w_c‖, the paper's own
+    relevance of a block member), completed when the path is short by the best worst-case
+    scores outside it (the next block Algorithm 1 would add). Returns (kept, before, added)
+    as sorted candidate ids."""
+    norms = candidate_norms(master, space.n_candidates)
+    before = np.flatnonzero(norms)
+    kept = before[np.argsort(-norms[before], kind="stable")[:k]]
+    added = np.zeros(0, dtype=np.int64)
+    if kept.size < k and solution is not None:
+        want = min(space.n_candidates, before.size + 2 * (k - kept.size))
+        ids, _ = space.top(solution.signal, want)
+        added = ids[~np.isin(ids, before)][: k - kept.size]
+    return np.sort(np.concatenate([kept, added])).astype(np.int64), before, np.sort(added)
 
 
 def k_grid(n_features: int, n_points: int = 10) -> list[int]:

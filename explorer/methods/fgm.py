@@ -35,7 +35,15 @@ from ..kernels import take_columns
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
 from ..optim.refine import OVERSELECT, forward_sacrifices, prune_and_refit, splice
-from ._cutting import block_record_info, emit_outer_step, k_sweep, linear_coef, loop_to_k
+from ._cutting import (
+    block_record_info,
+    candidate_norms,
+    emit_outer_step,
+    k_candidates,
+    k_sweep,
+    linear_coef,
+    loop_to_k,
+)
 from .base import BaseSelector, Recorder, register
 
 
@@ -108,7 +116,10 @@ class FGM(BaseSelector):
         k: with the paper's algorithm the k features of largest |w_j|/λ_j are kept — in eq. 5
         feature j enters the model as w_j·λ_j·√d_j·x_j, so |w_j| is the scale the learned d
         gives it — and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4);
-        with ``refine="auto"`` by the refinement above. Single linear features only.
+        with ``refine="auto"`` by the refinement above. With ``groups`` (the paper's
+        algorithm only) k counts groups, eq. 12's candidates: the path is grown to k groups,
+        the k of largest ‖w_g‖ are kept (completed by the best worst-case scores when the path
+        holds fewer) and the ℓ2 model is refit on their features. Not with ``feature_map``.
     Cs : sequence of float, optional
         The grid of ``C="cv"`` (default 0.001 … 1000 by half decades).
     cv : int
@@ -204,9 +215,9 @@ class FGM(BaseSelector):
                                         self.groups is not None):
             raise ValueError("refine='auto' works on single linear features: it cannot be "
                              "combined with feature_map or groups")
-        if self.k is not None and (self.feature_map is not None or self.groups is not None):
-            raise ValueError("k counts single linear features: it cannot be combined with "
-                             "feature_map or groups (choose B to size those)")
+        if self.k is not None and self.feature_map is not None:
+            raise ValueError("k counts linear features (or groups): it cannot be combined "
+                             "with feature_map (choose B to size those)")
 
     def _make_space(self, X, groups):
         start = getattr(self, "_path_start", None)  # the previous C's fit on these rows
@@ -232,19 +243,22 @@ class FGM(BaseSelector):
         sparse_cache = (chunked and X.sparse or sp.issparse(X) and density < 0.1) and \
             self.feature_map is None
         initial_blocks, coef0, tau0 = self._warm_blocks(space)
-        master = L12Master(y, LOSSES[self.loss](), self.C, n_samples=X.shape[0],
-                           sparse_cache=sparse_cache, fit_intercept=self.fit_intercept,
-                           inner_tol=self.inner_tol, max_inner=self.max_inner, coef0=coef0,
-                           interrupt=recorder.interrupted, stop_flag=recorder.stop_flag())
+        def new_master(coef0=None):
+            return L12Master(y, LOSSES[self.loss](), self.C, n_samples=X.shape[0],
+                             sparse_cache=sparse_cache, fit_intercept=self.fit_intercept,
+                             inner_tol=self.inner_tol, max_inner=self.max_inner, coef0=coef0,
+                             interrupt=recorder.interrupted, stop_flag=recorder.stop_flag())
+
+        master = new_master(coef0)
         master.tau = tau0
         self._master = master
         previously = set()
         B = self._grown_B()
         grown_to = None
         if self.k is not None:
-            if groups is not None:
-                raise ValueError("k counts single linear features: it cannot be combined "
-                                 "with groups (choose B to size those)")
+            if groups is not None and self.refine is not None:
+                raise ValueError("refine='auto' works on single linear features: it cannot "
+                                 "be combined with groups")
             grown_to = int(self.k) if self.refine is None else \
                 int(np.ceil(OVERSELECT * int(self.k)))
         max_outer, tol = loop_to_k(self.max_outer, self.tol, B, grown_to)
@@ -262,8 +276,10 @@ class FGM(BaseSelector):
             })
             if chunked:
                 info.update({"passes": int(X.passes), "bytes_read": int(X.bytes_read)})
+            held = None if groups is None else \
+                int(np.count_nonzero(candidate_norms(master, space.n_candidates)))
             return emit_outer_step(recorder, self, step, info, sol.info.get("inner_gap"),
-                                   grown_to)
+                                   grown_to, held)
 
         with interruptible(X, recorder.interrupted):  # Stop within a chunk task of a pass
             result = cutting_plane(space, master, B=B, max_outer=max_outer,
@@ -271,14 +287,18 @@ class FGM(BaseSelector):
                                    initial_blocks=initial_blocks, context=B)
         self._update_model(space, master)
         self.stop_reason_ = result.stop_reason
-        if grown_to is not None and not recorder.should_stop and \
-                self.support_.sum() >= grown_to:
+        held = int(self.support_.sum()) if groups is None else \
+            int(np.count_nonzero(candidate_norms(master, space.n_candidates)))
+        unit = "features" if groups is None else "groups"
+        if grown_to is not None and not recorder.should_stop and held >= grown_to:
             # the path's last master only chose blocks: the refit below is the certified one
-            self.stop_reason_ = f"grown to {int(self.support_.sum())} ≥ " + \
-                ("k" if self.refine is None else "1.5·k") + " features"
+            self.stop_reason_ = f"grown to {held} ≥ " + \
+                ("k" if self.refine is None else "1.5·k") + f" {unit}"
         else:
             self._check_certificate(result, master, recorder)
-        if (self.refine is not None or self.k is not None) and not recorder.should_stop \
+        if groups is not None and self.k is not None and not recorder.should_stop:
+            self._cut_groups_to_k(space, master, new_master(), result, recorder)
+        elif (self.refine is not None or self.k is not None) and not recorder.should_stop \
                 and self.support_.any():
             self._prune_and_refit(X, y, result, recorder, B, space)
         self.lower_bound_ = result.lower
@@ -374,6 +394,36 @@ class FGM(BaseSelector):
                             "inner_objective": np.asarray(res.trace, dtype=float),
                             "B": self._B, "stop_reason": how,
                             "weights": coef[self.support_], **passes})
+
+    def _cut_groups_to_k(self, space, master: L12Master, refit: L12Master, result,
+                         recorder: Recorder) -> None:
+        """k groups: the grown path's k of largest ‖w_g‖ (completed by the best worst-case
+        scores when it holds fewer), refit on their features as one ℓ2 block — the cut of
+        FGM(k) on single features, with eq. 12's groups as the candidates."""
+        k = int(self.k)
+        kept, before, added = k_candidates(space, master, result.solution, k)
+        was = self.selected_features_
+        refit.initial()
+        refit.add_block(space.columns(kept))
+        sol = refit.solve(Stopping(float(self.inner_tol) ** 2, int(self.max_inner)))
+        self._update_model(space, refit)
+        self._master = refit
+        features = space.input_features(kept)
+        self.refined_from_ = was
+        self.inner_measure_ = float(sol.info.get("inner_gap") or 0.0)
+        recorder.emit(objective=sol.objective, n_selected=int(self.support_.sum()),
+                      selected=np.flatnonzero(self.support_), inner_steps=sol.inner_steps,
+                      inner_measure=sol.info.get("inner_gap"),
+                      info={"refine": "paper", "before": was,
+                            "pruned": np.setdiff1d(was, features),
+                            "added": space.input_features(added),
+                            "spliced_in": np.zeros(0, dtype=np.int64), "splice_rounds": 0,
+                            "inner_objective": np.asarray(sol.trace, dtype=float),
+                            "B": self._B, "groups_kept": kept, "groups_on_path": int(before.size),
+                            "added_groups": added,
+                            "stop_reason": f"cut: kept {kept.size} of {before.size} groups "
+                                           "by ‖w_g‖, refit",
+                            "weights": self.coef_[self.support_]})
 
     def _fill(self, space, take, y, loss, before, margins, missing: int, solution):
         """The ``missing`` features outside ``before`` of largest forward sacrifice ½g_j²/h_j

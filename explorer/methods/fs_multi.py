@@ -41,7 +41,15 @@ from ..features import LinearSpace
 from ..optim import OuterStep, WarmStart, cutting_plane
 from ..optim.bundle import BundleMaster
 from ..optim.structured import default_k
-from ._cutting import block_record_info, emit_outer_step, k_sweep, linear_coef, loop_to_k
+from ._cutting import (
+    block_record_info,
+    candidate_norms,
+    emit_outer_step,
+    k_candidates,
+    k_sweep,
+    linear_coef,
+    loop_to_k,
+)
 from .base import BaseSelector, Recorder, register
 
 MEASURE_CHOICES = ("f1", "prbep", "rec@k", "hamming")
@@ -65,7 +73,8 @@ class FSMulti(BaseSelector):
         ⌈k/B⌉ + 2) iterations; a path that stops short is completed by the features of
         largest worst-case score (Xᵀs)² outside it (the next block Algorithm 1 would add). It
         is then cut to the k features of largest |w_j|/λ_j and the master is solved again on
-        them as one block (as FGM(k)). Single features only (not with ``groups``).
+        them as one block (as FGM(k)). With ``groups``, k counts groups (the candidates) and
+        the cut keeps the k of largest ‖w_g‖.
     rec_k : int or None
         Rec@k's k; None is twice the number of positives (the paper's Rec@2p).
     max_outer, tol : int, float
@@ -154,9 +163,6 @@ class FSMulti(BaseSelector):
             k = default_k(y)
         self.C_, self.rec_k_ = C, k
         wanted = None if self.k is None else int(self.k)
-        if wanted is not None and groups is not None:
-            raise ValueError("k counts single features: it cannot be combined with groups "
-                             "(choose B to size those)")
         max_outer, tol = loop_to_k(self.max_outer, self.tol, int(self.B), wanted)
         density = X.nnz / max(1, X.shape[0] * X.shape[1]) if sp.issparse(X) else 1.0
         # ranking measures fix the number of predicted positives: a common shift b changes no
@@ -184,8 +190,10 @@ class FSMulti(BaseSelector):
             info["T"] = info["n_blocks"]
             info["measure"] = self.measure
             info["weights"] = self.coef_[self.support_]
+            held = None if groups is None else \
+                int(np.count_nonzero(candidate_norms(master, space.n_candidates)))
             return emit_outer_step(recorder, self, step, info, sol.info.get("inner_measure"),
-                                   wanted)
+                                   wanted, held)
 
         result = cutting_plane(space, master, B=int(self.B), max_outer=max_outer,
                                tol=tol, on_step=on_step, initial_blocks=initial,
@@ -204,35 +212,35 @@ class FSMulti(BaseSelector):
 
     def _cut_to_k(self, space, master: BundleMaster, result, k: int,
                   recorder: Recorder) -> None:
-        """Exactly k features: the path's of largest |w_j|/λ_j, completed when it is short by
-        the best worst-case scores outside it; the master solved again on them (one block)."""
-        before = np.flatnonzero(self.support_)
-        weights = np.abs(self.coef_[before]) / np.where(space.lam[before] > 0,
-                                                       space.lam[before], 1.0)
-        kept = before[np.argsort(-weights, kind="stable")[:k]]
-        added = np.zeros(0, dtype=np.int64)
-        if kept.size < k and result.solution is not None:
-            want = min(self.n_features_in_, before.size + 2 * (k - kept.size))
-            ids, _ = space.top(result.solution.signal, want)
-            added = np.setdiff1d(ids, before)
-            added = ids[np.isin(ids, added)][: k - kept.size]
-        kept = np.sort(np.concatenate([kept, added]))
+        """Exactly k features (k groups with ``groups``): the path's of largest ‖w‖,
+        completed when it is short by the best worst-case scores outside it; the master solved
+        again on them (one block). :func:`~explorer.methods._cutting.k_candidates`."""
+        old_master = self._master
+        kept, before, added = k_candidates(space, old_master, result.solution, k)
+        was = np.flatnonzero(self.support_)
         master.initial()
         master.add_block(space.columns(kept))
         sol = master.solve()
         polished = getattr(master, "polish", lambda: None)()
         sol = polished if polished is not None else sol
         self._update_model(master)
+        features = space.input_features(kept)
         self.support_ = np.zeros(self.n_features_in_, dtype=bool)
-        self.support_[kept] = True
+        self.support_[features] = True
         self._master = master
-        recorder.emit(objective=sol.objective, n_selected=int(kept.size), selected=kept,
-                      inner_steps=sol.inner_steps, inner_measure=sol.info.get("inner_measure"),
-                      info={"refine": "paper", "before": before, "added": added,
-                            "pruned": np.setdiff1d(before, kept), "measure": self.measure,
-                            "stop_reason": f"cut: kept {kept.size} of {before.size} features "
-                                           "by |w|, solved again",
-                            "weights": self.coef_[kept]})
+        unit = "features" if space.groups is None else "groups"
+        recorder.emit(objective=sol.objective, n_selected=int(features.size),
+                      selected=features, inner_steps=sol.inner_steps,
+                      inner_measure=sol.info.get("inner_measure"),
+                      info={"refine": "paper", "before": was,
+                            "added": space.input_features(added),
+                            "pruned": np.setdiff1d(was, features), "measure": self.measure,
+                            **({} if space.groups is None else
+                               {"groups_kept": kept, "groups_on_path": int(before.size),
+                                "added_groups": added}),
+                            "stop_reason": f"cut: kept {kept.size} of {before.size} {unit} "
+                                           "by ‖w‖, solved again",
+                            "weights": self.coef_[features]})
 
     def _update_model(self, master: BundleMaster) -> None:
         self.coef_ = linear_coef(master.weights_by_column(), self.n_features_in_)

@@ -357,7 +357,7 @@ def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | N
     image = hv.Image(data[::-1], bounds=(0, 0.5, n_cols, n_rows + 0.5),
                      kdims=[xlabel, ylabel], vdims=["selected"]).opts(
         cmap=["#f7f7f7", "#1f4e79"], clim=(0, 1), title=title, colorbar=False,
-        framewise=True)
+        yticks=integer_ticks(), framewise=True)
     xs = np.zeros(0)
     if truth is not None and len(columns):
         xs = np.flatnonzero(np.isin(columns, truth)) + 0.5

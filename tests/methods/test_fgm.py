@@ -512,7 +512,7 @@ def test_refine_to_k_keeps_exactly_k(digits38):
     fgm = FGM(B=2, refine="auto", k=7).fit(digits38.X, digits38.y)
     assert fgm.n_selected_ == 7 and fgm.refined_from_.size >= 11
     assert fgm.history_[-1].inner_measure <= 3e-5 ** 2
-    with pytest.raises(ValueError, match="k counts single linear features"):
+    with pytest.raises(ValueError, match="k counts linear features"):
         FGM(k=5, feature_map="poly2").fit(digits38.X, digits38.y)
 
 
@@ -543,6 +543,54 @@ def test_the_papers_algorithm_keeps_exactly_k(digits38, layout, k, B):
     w, b = _l2_svm_reference(dense[:, kept] * lam[kept], y, 10.0)
     assert fgm.coef_[kept] == pytest.approx(w * lam[kept], abs=2e-3)
     assert fgm.intercept_ == pytest.approx(b, abs=2e-3)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "csc"])
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_the_papers_algorithm_keeps_exactly_k_groups(layout, k):
+    """With groups, k counts groups (eq. 12's candidates): the path grown to ≥ k groups, cut
+    to the k of largest ‖w_g‖ and refit on their features as one ℓ2 block (checked against an
+    independent convex solver)."""
+    from explorer.data import make
+    from tests.conftest import as_layout
+
+    data = make("fgm-groups", n_samples=240, n_groups=30, group_size=4,
+                n_informative_groups=4, n_test=60)
+    ids = np.asarray(data.groups)
+    X = as_layout(data.X, layout, np.float64)
+    fgm = FGM(k=k).fit(X, data.y, groups=ids)
+    held = np.unique(ids[fgm.selected_features_])
+    assert held.size == k
+    assert set(fgm.selected_features_) == set(np.flatnonzero(np.isin(ids, held)))
+    path, cut = fgm.history_[-2], fgm.history_[-1]
+    assert cut.info["refine"] == "paper" and cut.info["groups_kept"].size == k
+    lam = fgm.space_.lam
+    w_path = np.zeros(ids.size)
+    w_path[path.selected] = np.abs(path.info["weights"]) / lam[path.selected]
+    norms = np.sqrt(np.bincount(ids, weights=w_path ** 2))
+    on_path = np.flatnonzero(norms)
+    assert on_path.size >= k
+    top = np.sort(on_path[np.argsort(-norms[on_path], kind="stable")[:k]])
+    np.testing.assert_array_equal(held, top)
+    kept = fgm.selected_features_
+    y = np.where(data.y == data.y.max(), 1.0, -1.0)
+    w, b = _l2_svm_reference(data.X[:, kept] * lam[kept], y, 10.0)
+    assert fgm.coef_[kept] == pytest.approx(w * lam[kept], abs=2e-3)
+    assert fgm.intercept_ == pytest.approx(b, abs=2e-3)
+    assert fgm.predict(data.X_test).shape == (data.X_test.shape[0],)
+
+
+def test_k_groups_with_overlapping_sets_and_refine_is_an_error():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 9))
+    y = np.where(X[:, 1] + X[:, 4] > 0, 1, -1)
+    sets = [[0, 1, 2], [2, 3, 4], [5, 6], [7, 8]]
+    fgm = FGM(k=2, groups=sets).fit(X, y)
+    chosen = fgm.history_[-1].info["groups_kept"]
+    assert chosen.size == 2
+    assert set(fgm.selected_features_) == set(np.concatenate([sets[g] for g in chosen]))
+    with pytest.raises(ValueError, match="refine='auto' works on single linear features"):
+        FGM(k=2, refine="auto", groups=sets).fit(X, y)
 
 
 def _l2_svm_reference(A, y, C):

@@ -507,8 +507,25 @@ def test_k_keeps_exactly_k_features(layout, measure, k):
         np.testing.assert_array_equal(est.selected_features_, np.sort(path.selected[order[:k]]))
 
 
-def test_k_with_groups_is_a_clear_error():
-    X = np.random.default_rng(0).normal(size=(40, 12))
-    y = np.where(X[:, 0] > 0, 1, -1)
-    with pytest.raises(ValueError, match="k counts single features"):
-        FSMulti(k=3, groups=np.repeat(np.arange(4), 3)).fit(X, y)
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("k", [1, 3, 6])
+def test_k_counts_groups_with_groups(layout, k):
+    """FSMulti(k) with groups: exactly k groups, the path's of largest ‖w_g‖."""
+    from explorer.data import make
+    from tests.conftest import as_layout
+
+    data = make("fgm-groups", n_samples=200, n_groups=25, group_size=4,
+                n_informative_groups=3, n_test=50)
+    ids = np.asarray(data.groups)
+    est = FSMulti(B=2, k=k).fit(as_layout(data.X, layout, np.float64), data.y, groups=ids)
+    held = np.unique(ids[est.selected_features_])
+    assert held.size == k
+    assert set(est.selected_features_) == set(np.flatnonzero(np.isin(ids, held)))
+    path = est.history_[-2]
+    w = np.zeros(ids.size)
+    w[path.selected] = np.abs(path.info["weights"]) / est.space_.lam[path.selected]
+    norms = np.sqrt(np.bincount(ids, weights=w ** 2))
+    on_path = np.flatnonzero(norms)
+    if on_path.size >= k:
+        top = on_path[np.argsort(-norms[on_path], kind="stable")[:k]]
+        np.testing.assert_array_equal(held, np.sort(top))

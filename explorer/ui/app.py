@@ -33,9 +33,35 @@ def poll_every(callback, period_ms: int = POLL_MS):
     20 sessions polling 20 times a second toggling the busy indicators took most of the loop."""
     from panel.io.callbacks import PeriodicCallback
 
-    callback = PeriodicCallback(callback=callback, period=period_ms, background=True)
-    callback.start()
-    return callback
+    def tick():
+        flush_stuck_writes(pn.state.curdoc)
+        return callback()
+
+    periodic = PeriodicCallback(callback=tick, period=period_ms, background=True)
+    periodic.start()
+    return periodic
+
+
+def flush_stuck_writes(doc) -> bool:
+    """Send the patches Panel queued for ``doc`` and then left behind; True if there were.
+
+    Panel (1.9) queues a patch it cannot write at once (the socket busy) in a per-document
+    list and marks the document as writing; its writer clears that mark when it finishes. A
+    patch queued while an earlier writer was still finishing lost its mark and no writer came
+    for it: the page kept the sweep's "13/16 points" after the sweep had finished, until the
+    user's next click wrote something else (one first sweep in five). Each poll hands such
+    orphans to Panel's writer again."""
+    try:
+        from panel.io import document as io_document
+
+        pending = io_document._WRITE_MSGS.get(doc)
+        if not pending or doc in io_document._WRITE_BLOCK:
+            return False
+        io_document._WRITE_BLOCK[doc] = True
+        io_document._dispatch_write_task(doc, io_document._dispatch_msgs, doc)
+        return True
+    except (AttributeError, ImportError, TypeError):  # another Panel: nothing to hand over
+        return False
 
 
 def reported(method):

@@ -39,7 +39,7 @@ test: install chromium
 
 ## The suite without the real-browser tests (no chromium needed).
 test-fast: install
-	$(PY) -m pytest -m "not ui"
+	$(PY) -m pytest -m "not ui and not slow"
 
 chromium:
 	@if [ ! -x $(CHROMIUM) ]; then \

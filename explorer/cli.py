@@ -201,7 +201,6 @@ def read_password(args) -> str:
 
 def serve(args) -> int:
     """Run ``panel serve`` in this process with the explorer's settings."""
-    import json
     import math
     import os
     import secrets
@@ -235,8 +234,7 @@ def serve(args) -> int:
     os.environ.update(env)
     from panel.command import main as panel_main
 
-    from .ui import enforce_websocket_origins
-    from .ui._worker import warm_up_kernels
+    from .ui import enforce_websocket_origins, warm_up_kernels
 
     enforce_websocket_origins()  # --allow-websocket-origin holds for same-origin pages too
 

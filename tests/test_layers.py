@@ -83,11 +83,20 @@ def test_the_ui_reaches_solvers_only_through_the_methods():
     assert not direct, direct
 
 
+def test_other_units_are_used_through_their_public_names():
+    """A unit reaches another only through names it exports (its package or a public
+    module), never through the other's private modules: what a unit exports is its contract."""
+    private = [(module, target) for module, target in _edges()
+               if target.startswith("explorer.") and _unit(target) != _unit(module)
+               and any(part.startswith("_") for part in target.split(".")[2:])]
+    assert not private, f"imports of another unit's private modules: {private}"
+
+
 def test_the_import_reader_sees_lazy_and_relative_imports():
     """The checks above are only as good as the reader: a function-level relative import in
     the kernels (the kind that ran upwards before) must be seen and resolved."""
     module, targets = _imports(PACKAGE / "kernels" / "chunked.py")
     assert module == "explorer.kernels.chunked"
     assert "explorer._errors" in targets and "explorer.kernels._numba" in targets
-    _, lazy = _imports(PACKAGE / "optim" / "l12.py")  # imports the kernels inside a method
-    assert "explorer.kernels._numba" in lazy
+    _, lazy = _imports(PACKAGE / "ui" / "_worker.py")  # imports the methods inside a function
+    assert "explorer.methods" in lazy

@@ -23,7 +23,14 @@ from ._synthetic import (
     make_textures,
     make_xor,
 )
-from ._validation import as_matrix, check_binary, check_labels, infer_task
+from ._validation import (
+    as_matrix,
+    check_binary,
+    check_finite,
+    check_labels,
+    check_rows,
+    infer_task,
+)
 
 
 def load(source, *, label=None, name: str | None = None, **params) -> Dataset:
@@ -68,7 +75,8 @@ def load(source, *, label=None, name: str | None = None, **params) -> Dataset:
 
 __all__ = [
     "CatalogueEntry", "DataError", "Dataset", "as_matrix", "catalogue", "catalogue_entries",
-    "check_binary", "check_labels", "detect_format", "entry", "format_bytes", "infer_task",
+    "check_binary", "check_finite", "check_labels", "check_rows", "detect_format", "entry",
+    "format_bytes", "infer_task",
     "lazy_format", "load", "load_file", "load_lazy",
     "make", "make_fgm_groups", "make_fgm_linear", "make_fsa_correlated",
     "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_ranking", "make_semi_supervised",

@@ -25,6 +25,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from ..data import Dataset, load
+from ..methods.base import specs_by_name
 from ..metrics import recovery
 from .sweeps import _cluster, _resolve, fit_kwargs
 
@@ -282,8 +283,6 @@ def fit_at_k(method, dataset: Dataset, k: int, params: dict | None = None,
         est = cls(**{**params, **setting})
         est.fit(dataset.X, dataset.y, **fit_kwargs(est, dataset))
         return est, setting
-    from ..methods.base import specs_by_name
-
     knob = cls.sparsity_param
     spec = specs_by_name(cls.param_specs).get(knob)
     if spec is None or spec.kind != "int":

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
-from ..data import Dataset, load
+from ..data import DataError, Dataset, check_binary, load
 from ..methods import REGISTRY, get_method
 from ..metrics import evaluate, recovery
 
@@ -78,8 +78,6 @@ def check_compatible(method, dataset: Dataset, params: dict | None = None) -> No
     use its target (a multi-class target for a binary-only method, labels for a regressor, …).
     The task is the one of these settings (FSA with ``loss="squared"`` is a regressor).
     A lazily opened (dask) dataset needs a method and settings that fit on chunks."""
-    from ..data import DataError, check_binary
-
     cls = _resolve(method)
     probe = cls(**(params or {}))
     task = probe._task
@@ -133,8 +131,6 @@ def _remedy(cls, task: str, params) -> str:
     fix = settings_for_task(cls, task, params)
     if fix:
         return ": set " + ", ".join(f"{k}={v!r}" for k, v in fix.items())
-    from ..methods import REGISTRY
-
     fitting = []
     for key, other in REGISTRY.items():
         change = settings_for_task(other, task)

@@ -17,6 +17,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _numba
+from ._numba import (
+    apg_l1sq_dense,
+    dense_take_rows,
+    f1_most_violated_table,
+    fsa_dense_steps,
+    l1sq_scales,
+    lp_ball_projection,
+    scaled_trial,
+)
 
 DENSE_PART_CELLS = 500_000  # a dense column gather gets a thread per this many cells
 PART_NNZ = 2_000_000  # a sparse Xᵀs gets one thread per this many non-zeros (up to the cores)
@@ -408,4 +417,6 @@ def _column_hits(X, wanted, start, stop, width):
     return hit_nz[:found], hit_row[:found]
 
 
-__all__ = ["GroupIndex", "TopK", "take_columns", "top_k", "xts"]
+__all__ = ["GroupIndex", "TopK", "apg_l1sq_dense", "dense_take_rows", "f1_most_violated_table",
+           "fsa_dense_steps", "l1sq_scales", "lp_ball_projection", "scaled_trial",
+           "take_columns", "top_k", "xts"]

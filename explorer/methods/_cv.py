@@ -21,8 +21,6 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from ..data._dataset import _rows
-
 DEFAULT_CS = tuple(float(c) for c in np.logspace(-3, 3, 13))  # 0.001 … 1000, half decades
 
 
@@ -61,7 +59,7 @@ def cross_validate_C(estimator, X, y, Cs: np.ndarray, cv: int, fit_params: dict,
     for f, (train, test) in enumerate(folds(np.asarray(y), cv, estimator._task)):
         member = clone(estimator)
         member.set_params(warm_start=False) if "warm_start" in member.get_params() else None
-        X_train, X_test = _rows(X, train), _rows(X, test)
+        X_train, X_test = X[train], X[test]
         state = None
         for i, C in enumerate(Cs):
             if interrupted is not None and interrupted():

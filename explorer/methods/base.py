@@ -28,8 +28,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import ParamSpec, specs_by_name  # noqa: F401  (re-exported)
-from ..data._errors import DataError
-from ..data._validation import as_matrix, check_binary, check_finite, check_labels, check_rows
+from ..data import DataError, as_matrix, check_binary, check_finite, check_labels, check_rows
 from ..kernels.chunked import as_chunked, is_dask
 from ..optim.master import WarmStart
 
@@ -425,6 +424,23 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         """Extra parameter checks that the specs cannot express (override)."""
 
     # --------------------------------------------------------------- warm start
+    def continue_from(self, other: BaseSelector) -> BaseSelector:
+        """Let this estimator's next fit start where ``other``'s ended: a fitted estimator of
+        the same class, on the same data. The start is used only with ``warm_start=True``
+        and where the fits share what the start depends on (else the fit is cold, as
+        always); the app hands a model over between two settings this way. Returns self.
+        """
+        if type(other) is not type(self):
+            raise TypeError(f"{type(self).__name__} cannot continue from a "
+                            f"{type(other).__name__}")
+        if not self.supports_warm_start:
+            raise ValueError(f"{type(self).__name__} has no warm start")
+        if hasattr(other, "_warm"):
+            self._warm = other._warm
+        if hasattr(other, "estimators_"):  # one-vs-rest: each member's own start
+            self.estimators_ = other.estimators_
+        return self
+
     @staticmethod
     def _warm_key(**shared) -> tuple:
         """What a warm start's next fit must share with the fit that left it."""

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import ParamSpec, cv_choice
-from ..features import BinnedSpace, LinearSpace, Poly2Space
+from ..features import BinnedSpace, Columns, LinearSpace, Poly2Space
 from ..kernels import take_columns
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
@@ -539,8 +539,6 @@ class FGM(BaseSelector):
 
 
 def _subset(cols, keep):
-    from ..features import Columns
-
     matrix = cols.matrix[:, np.flatnonzero(keep)] if cols.matrix is not None else None
     return Columns(matrix=matrix, candidate=cols.candidate[keep], feature_a=cols.feature_a[keep],
                    feature_b=cols.feature_b[keep], scale=cols.scale[keep], kind=cols.kind[keep])

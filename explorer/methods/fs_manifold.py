@@ -36,6 +36,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from .._params import ParamSpec, cv_choice
+from ..data import as_matrix
 from ..kernels import xts
 from ..optim.level import LevelStep, level_method
 from ..optim.manifold import knn_graph, laplacian, manifold_kernel
@@ -132,8 +133,6 @@ class FSManifold(BaseSelector):
         if m > d:
             raise ValueError(f"m={m} is larger than the number of features (n_features={d})")
         if X_unlabeled is not None:
-            from ..data._validation import as_matrix
-
             X_unlabeled = as_matrix(X_unlabeled, what="X_unlabeled")
             if X_unlabeled.shape[1] != d:
                 raise ValueError(f"X_unlabeled has {X_unlabeled.shape[1]} features, X has {d}")

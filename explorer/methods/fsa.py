@@ -23,8 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._params import ParamSpec
-from ..data import DataError
-from ..data._validation import check_finite
+from ..data import DataError, check_finite
 from ..optim.annealing import Annealing, AnnealingRun, anneal, first_pass, gram_norm
 from ..optim.datafits import Datafit, PairwiseDatafit
 from ..optim.losses import make_loss

@@ -37,11 +37,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._params import ParamSpec
-from ..features import SampledSpace
-from ..features._generated import (
+from ..features import (
     FixedFamily,
     FourierFamily,
     GaborFamily,
+    SampledSpace,
     median_bandwidth,
 )
 from ..optim import OuterStep, WarmStart, cutting_plane
@@ -305,8 +305,8 @@ class GrFL(BaseSelector):
         if not groups:
             return {"active": 0.0, "inactive": 0.0, "candidates": np.nan}
         W = master.W
-        R = master.initial.__self__ and loss_gradient(
-            self.loss, Y, master.Phi @ (W + master.ws[:, None]) + master.b[None, :])
+        R = loss_gradient(self.loss, Y,
+                          master.Phi @ (W + master.ws[:, None]) + master.b[None, :])
         G = master.Phi.T @ R                              # ∇_W J, c × T
         active, inactive = 0.0, 0.0
         q, qd = float(self.q), space.qd

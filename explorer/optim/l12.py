@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels._numba import scaled_trial
+from ..kernels import apg_l1sq_dense, scaled_trial
 from .apg import Composite, SolverResult, apg
 from .cache import BlockCache
 from .losses import NUMBA_CODES, MarginLoss
@@ -111,7 +111,6 @@ class L12Problem(Composite):
     # ------------------------------------------------------------------ compiled path
     def _compiled_steps(self, problem, state, budget, min_steps, tol, eta, interrupt,
                         refresh, offset):
-        from ..kernels._numba import apg_l1sq_dense
 
         trace = np.empty(budget)
         coef, prev_coef, b, prev_b, t, tau, F, steps, stalled = apg_l1sq_dense(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels._numba import l1sq_scales, lp_ball_projection
+from ..kernels import l1sq_scales, lp_ball_projection
 
 
 def l1_squared_block_scales(norms: np.ndarray, step: float) -> np.ndarray:
@@ -16,7 +16,7 @@ def l1_squared_block_scales(norms: np.ndarray, step: float) -> np.ndarray:
     ``prox(g)_t = c_t · g_t`` with ``u_t = ‖g_t‖`` and ``s = step`` (= 1/τ): sort u in
     decreasing order, ρ = max{j : u_j − s/(1+js) Σ_{i≤j} u_i > 0},
     ς = s/(1+ρs) Σ_{i≤ρ} u_i, and o_t = max(u_t − ς, 0), c_t = o_t / u_t. Compiled
-    (:func:`explorer.kernels._numba.l1sq_scales`): APG calls it at every line-search trial.
+    (:func:`explorer.kernels.l1sq_scales`): APG calls it at every line-search trial.
     """
     u = np.ascontiguousarray(norms, dtype=np.float64)
     return l1sq_scales(u, float(step), np.empty_like(u))
@@ -64,5 +64,5 @@ def prox_group_lq(V: np.ndarray, threshold: float, q: float) -> np.ndarray:
 
 def project_lq_ball(v: np.ndarray, radius: float, p: float) -> np.ndarray:
     """Euclidean projection of v onto {x : ‖x‖_p ≤ radius}, 1 < p < ∞ (a 1-D root find on the
-    multiplier, numba kernel :func:`explorer.kernels._numba.lp_ball_projection`)."""
+    multiplier, numba kernel :func:`explorer.kernels.lp_ball_projection`)."""
     return lp_ball_projection(np.ascontiguousarray(v, dtype=np.float64), float(radius), float(p))

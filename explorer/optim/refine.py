@@ -20,8 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import take_columns
-from ..kernels._numba import dense_take_rows
+from ..kernels import dense_take_rows, take_columns
 from .apg import SolverResult
 from .cache import BlockCache
 from .l12 import L12Problem, solve_l12

@@ -318,11 +318,9 @@ class ExplorerState(param.Parameterized):
         estimator = cls(**params)
         last = self.estimator
         if not fresh and params.get("warm_start") and cls.supports_warm_start \
-                and type(last) is cls and hasattr(last, "_warm") \
+                and type(last) is cls \
                 and getattr(last, "_fitted_version", None) == self.data_version:
-            estimator._warm = last._warm
-            if hasattr(last, "estimators_"):
-                estimator.estimators_ = last.estimators_
+            estimator.continue_from(last)
         return estimator
 
     def fit(self, *, stepping: bool = False, fresh: bool = False) -> bool:

@@ -67,7 +67,6 @@ def warm_up_kernels() -> None:
 
 
 def _warm_up() -> None:
-    import numpy as np
     import scipy.sparse as sp
 
     from ..methods import FGM, FSA

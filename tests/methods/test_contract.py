@@ -239,3 +239,22 @@ def test_warm_start_is_one_type_and_records_say_when_it_applies(name, params):
     est.fit(X[:, :10], y)
     assert not any(r.info.get("warm_start") for r in est.history_)
     assert est.n_features_in_ == 10 and est.support_.size == 10
+
+
+@pytest.mark.parametrize(("name", "params"), WARM, ids=[w[0] for w in WARM])
+def test_a_model_is_handed_over_through_continue_from(name, params):
+    """Another estimator of the same settings continues from a fitted one (the app's hand
+    over between two objects): its fit says warm_start and ends no worse than a cold fit."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((80, 12))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    cls = REGISTRY[name]
+    first = cls(warm_start=True, **params).fit(X, y)
+    second = cls(warm_start=True, **params).continue_from(first).fit(X, y)
+    assert all(r.info.get("warm_start") for r in second.history_)
+    cold = cls(**params).fit(X, y)
+    assert not any(r.info.get("warm_start") for r in cold.history_)
+    # a continuation, not a copy: never worse than a cold fit of the same settings
+    assert second.history_[-1].objective <= 1.02 * cold.history_[-1].objective
+    with pytest.raises(TypeError, match="cannot continue from"):
+        cls(**params).continue_from(REGISTRY["fisher"]().fit(X, y))

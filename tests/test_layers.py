@@ -92,6 +92,17 @@ def test_other_units_are_used_through_their_public_names():
     assert not private, f"imports of another unit's private modules: {private}"
 
 
+MASTERS = {"explorer.optim.l12", "explorer.optim.l12_master", "explorer.optim.prox_newton",
+           "explorer.optim.bundle", "explorer.optim.cut_problem", "explorer.optim.group_master"}
+
+
+def test_the_shared_outer_loop_knows_no_master():
+    """The cutting-plane loop drives any master through the protocol: it imports none of
+    the methods' masters (FGM's lived in its module and the bundle took its constant from it)."""
+    _, targets = _imports(PACKAGE / "optim" / "cutting_plane.py")
+    assert not MASTERS & set(targets)
+
+
 def test_the_import_reader_sees_lazy_and_relative_imports():
     """The checks above are only as good as the reader: a function-level relative import in
     the kernels (the kind that ran upwards before) must be seen and resolved."""

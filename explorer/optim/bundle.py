@@ -10,9 +10,8 @@ import numpy as np
 
 from .cache import BlockCache, CachedMaster
 from .cut_problem import negligible_blocks, solve_cut_problem
-from .cutting_plane import COARSE_GAP
 from .master import MasterSolution
-from .stopping import Stopping
+from .stopping import COARSE_GAP, Stopping
 
 EMPTY_FLOOR = 1e-9  # progress over J(0) below this fraction of it counts as none
 CUT_POINT = 0.1  # OCAS's μ: the next cut lies this far from the best point towards the minimiser

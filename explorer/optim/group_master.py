@@ -25,10 +25,9 @@ from .losses import make_loss
 from .master import MasterSolution
 from .penalties import GroupLq, _block_size, group_norms, prox_groups
 from .prox import soft_threshold
-from .stopping import TINY, Stopping
+from .stopping import COARSE_STALL, TINY, Stopping
 
 LOSSES = ("squared_hinge", "logistic", "squared")
-COARSE_STALL = 1e-4  # masters that only choose the next feature also stop on the paper's rule
 _SCALE = {"squared_hinge": 2.0, "logistic": 1.0, "squared": 2.0}  # the table's ½ undone
 
 

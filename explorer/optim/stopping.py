@@ -66,6 +66,18 @@ def check_tolerance(name: str, value) -> float:
     return value
 
 
+COARSE_GAP = 1e-2  # relative gap of the masters that only choose the next block
+COARSE_STALL = 1e-4  # ... or the paper's relative objective change, whichever comes first
+
+
+def coarse_stopping(tol: float, max_iter: int) -> Stopping:
+    """The one rule for a restricted master that only chooses the next block (FGM, FS-multi,
+    GrFL inside their outer loops): its certificate at ``max(tol, COARSE_GAP)`` or, uncertified,
+    the paper's relative objective change ``COARSE_STALL`` (FGM's inner rule), whichever comes
+    first. The last master of a fit is solved to ``tol`` itself."""
+    return Stopping(max(float(tol), COARSE_GAP), max_iter, stall=COARSE_STALL)
+
+
 def relative_gap(upper: float, lower: float | None) -> float:
     """``(upper − lower)/|upper|``, 0 when both are 0, ∞ without a lower bound."""
     if lower is None or not math.isfinite(lower) or not math.isfinite(upper):

@@ -349,7 +349,7 @@ def test_once_a_master_crawls_the_polish_goes_straight_to_newton():
     budget (which it used to spend in full). The polished objective still equals an
     independent conic solver's on the same blocks."""
     from explorer.data import make_sparse_wide
-    from explorer.optim.cutting_plane import APG_FIRST
+    from explorer.optim.l12_master import APG_FIRST
 
     ds = make_sparse_wide(1000, 30_000, nnz_per_row=150, seed=0)
     fgm = FGM(B=10, feature_scaling=None).fit(ds.X, ds.y)

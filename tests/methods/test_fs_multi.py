@@ -461,7 +461,7 @@ def test_default_masters_are_certified_on_raw_pixels_with_large_C(measure):
     """Raw digit pixels (0…16) with C = 10·n: the bundle method (BMRM) used all 200 steps of
     every master and stopped at a gap of 1–6 % (Hamming stalled at 6 %). The last master now
     meets the default inner_tol and the coarse ones the coarse gap."""
-    from explorer.optim.cutting_plane import COARSE_GAP
+    from explorer.optim import COARSE_GAP
 
     ds = make("digits-9vr").split(test_size=0.3, seed=0)
     est = FSMulti(B=40, C=10 * ds.n_samples, measure=measure, max_outer=2).fit(ds.X, ds.y)

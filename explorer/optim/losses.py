@@ -1,5 +1,5 @@
-"""The one table of per-example losses: value, derivative, curvature bound, conjugate and the
-integer code the numba kernels dispatch on (:data:`NUMBA_CODES` is derived from this table).
+"""The one table of per-example losses: value, derivative, second derivative, curvature bound,
+conjugate and the integer code the numba kernels dispatch on (:data:`NUMBA_CODES` is derived from this table).
 
 Margin losses are functions of z = y·f(x); :class:`Squared` is the residual loss ½(y − f)².
 Every loss also speaks the (y, f) form (``value_at``, ``grad_at``) that datafits and multi-task
@@ -34,6 +34,11 @@ class MarginLoss:
     def derivative(self, z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError  # abstract
 
+    def second_derivative(self, z: np.ndarray) -> np.ndarray:
+        """l″(z) (the generalised one at a kink); the constant ``curvature`` unless a loss
+        says better."""
+        return np.full(np.shape(z), float(self.curvature))
+
     def conj_neg(self, a: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError  # abstract
 
@@ -67,6 +72,9 @@ class SquaredHinge(MarginLoss):
     def derivative(self, z):
         return -np.maximum(0.0, 1.0 - z)
 
+    def second_derivative(self, z):
+        return (np.asarray(z) < 1.0).astype(np.float64)  # 1 where the margin is violated
+
     def conj_neg(self, a):
         a = np.asarray(a, dtype=float)
         return np.where(a >= 0, -a + 0.5 * a * a, np.inf)
@@ -84,6 +92,10 @@ class Logistic(MarginLoss):
 
     def derivative(self, z):
         return -expit(-z)
+
+    def second_derivative(self, z):
+        p = expit(np.abs(z))
+        return p * (1.0 - p)
 
     def conj_neg(self, a):
         a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)
@@ -118,6 +130,9 @@ class HuberHinge(MarginLoss):
         u = 1.0 - z
         return np.where(u > h, -1.0, np.where(u < -h, 0.0, -(u + h) / (2 * h)))
 
+    def second_derivative(self, z):
+        return np.where(np.abs(1.0 - np.asarray(z)) <= self.h, 1.0 / (2 * self.h), 0.0)
+
     def conj_neg(self, a):
         """l*(−a) = −(1 + h)a + h a² on [0, 1] (the supremum sits in the quadratic zone at
         1 − z = 2ha − h), +∞ elsewhere."""
@@ -144,6 +159,10 @@ class Lorenz(MarginLoss):
     def derivative(self, z):
         u = np.minimum(z - 1.0, 0.0)
         return 2.0 * u / (1.0 + u * u)
+
+    def second_derivative(self, z):  # negative beyond |z − 1| = 1: the loss is not convex
+        u = np.minimum(np.asarray(z) - 1.0, 0.0)
+        return np.where(u < 0.0, 2.0 * (1.0 - u * u) / (1.0 + u * u) ** 2, 0.0)
 
     def conj_neg(self, a):  # pragma: no cover - non-convex: no dual bound is used
         raise NotImplementedError  # abstract for a non-convex loss

@@ -31,15 +31,9 @@ OVERSELECT = 1.5  # blocks of ⌈1.5·B⌉: the selection pruned back to the pap
 
 
 def curvature_weights(loss: MarginLoss, y: np.ndarray, margins: np.ndarray) -> np.ndarray:
-    """l″(y_i f_i) per example (the squared hinge's generalised second derivative: 1 where
-    the margin is violated)."""
-    z = y * margins
-    if loss.name == "squared_hinge":
-        return (z < 1.0).astype(np.float64)
-    if loss.name == "logistic":
-        p = 1.0 / (1.0 + np.exp(-np.abs(z)))
-        return p * (1.0 - p)
-    return np.full(z.shape, float(loss.curvature))
+    """l″(y_i f_i) per example, from the loss table (the squared hinge's generalised second
+    derivative: 1 where the margin is violated)."""
+    return loss.second_derivative(y * margins)
 
 
 def forward_sacrifices(X, columns: np.ndarray, loss: MarginLoss, C: float, y: np.ndarray,

@@ -106,3 +106,14 @@ def test_relative_gap():
     assert relative_gap(0.0, 0.0) == 0.0
     assert relative_gap(1.0, None) == np.inf
     assert relative_gap(1.0, 1.5) == 0.0  # rounding can put the bound above
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_second_derivative_is_the_finite_difference_of_the_derivative(name):
+    """Away from the kinks (where the table gives the generalised value of one side)."""
+    loss = make_loss(name)
+    h = 1e-6
+    z = Z[np.abs(Z - 1.0) > 0.15]  # the squared hinge's, Huber's and Lorenz's kinks near 1
+    fd = (loss.derivative(z + h) - loss.derivative(z - h)) / (2 * h)
+    np.testing.assert_allclose(loss.second_derivative(z), fd, atol=1e-5)
+    assert np.all(loss.second_derivative(Z) <= loss.curvature * (1 + 1e-9))

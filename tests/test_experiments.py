@@ -71,3 +71,20 @@ def test_a_refusal_names_the_setting_or_the_methods_that_fit():
                                         r"for it: .*Lasso.*FSA \(loss='squared'\)"):
         check_compatible("fgm", regression)
     check_compatible("fsa", ranking, {"loss": "ranking"})  # the named setting fits
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_sweep_stops_when_its_callback_says_so(n_jobs):
+    """In turn or in threads: the callback's False ends the sweep with the rows so far."""
+    seen = []
+
+    def enough(row):
+        seen.append(row["value"])
+        return len(seen) < 2
+
+    rows = sweep("fisher", "digits-3v8", values=[1, 2, 4, 8, 16, 32], n_jobs=n_jobs,
+                 callback=enough)
+    assert len(rows) == 2 and sorted(rows["value"]) == sorted(seen)
+    threaded = sweep("fisher", "digits-3v8", values=[1, 2, 4, 8], n_jobs=n_jobs)
+    serial = sweep("fisher", "digits-3v8", values=[1, 2, 4, 8])
+    np.testing.assert_allclose(threaded["accuracy"], serial["accuracy"])

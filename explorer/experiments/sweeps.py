@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -197,53 +198,31 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         values = cls.sweep_values(dataset.X, dataset.y, n_points)
     values = list(values)
     folds = cv_folds(dataset, cv, seed) if cv is not None else None
-    rows: list[dict] = []
-    failures: list[Exception | None] = []
-    stop = False
 
-    def one(value):
-        return _fit_row(cls, dataset, knob, value, params, metrics, folds)
-
-    def deliver(row):
-        nonlocal stop
-        failures.append(row.pop("_exception", None))
-        if not keep_estimators:
-            row.pop("_estimator", None)
-        else:
-            row["estimator"] = row.pop("_estimator")
-        rows.append(row)
-        if callback is not None and callback(dict(row)) is False:
-            stop = True
-
+    point = partial(_fit_row, cls, dataset, knob, params=params, metrics=metrics, folds=folds)
     if client is not None:
-        with _cluster(client) as dask_client:
-            if dataset.is_lazy:
-                with dask_client.as_current():
-                    for value in values:
-                        deliver(one(value))
-                        if stop:
-                            break
-            else:
-                _sweep_on_cluster(dask_client, cls, dataset, knob, values, params, metrics,
-                                  folds, deliver, lambda: stop)
+        backend = partial(_rows_on_cluster, client, dataset, point, values)
     elif n_jobs == 1:
-        for value in values:
-            deliver(one(value))
-            if stop:
-                break
+        backend = partial(_rows_in_turn, point, values)
     else:
-        with ThreadPoolExecutor(max_workers=max(1, n_jobs)) as pool:
-            futures = [pool.submit(one, v) for v in values]
-            for future in as_completed(futures):
-                if stop:
-                    future.cancel()
-                    continue
-                deliver(future.result())
-            for future in futures:
-                future.cancel()
+        backend = partial(_rows_in_threads, point, values, n_jobs)
+    rows = backend()  # a generator: closing it after a stop cancels what is left
+    collected: list[dict] = []
+    failures: list[Exception | None] = []
+    try:
+        for row in rows:
+            failures.append(row.pop("_exception", None))
+            estimator = row.pop("_estimator", None)
+            if keep_estimators:
+                row["estimator"] = estimator
+            collected.append(row)
+            if callback is not None and callback(dict(row)) is False:
+                break
+    finally:
+        rows.close()
     if failures and all(f is not None for f in failures):
         raise failures[0]  # no point fitted: the setting itself is wrong
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(collected)
     if frame.empty:
         return pd.DataFrame(columns=ROW_COLUMNS + list(metrics))
     order = ROW_COLUMNS + [m for m in metrics] + \
@@ -341,20 +320,44 @@ def _cluster(client):
                     f"distributed.Client, got {type(client).__name__}")
 
 
-def _sweep_on_cluster(client, cls, dataset, knob, values, params, metrics, folds, deliver,
-                      stopped):
+def _rows_in_turn(point, values):
+    """The sweep's rows, one fit after the other."""
+    for value in values:
+        yield point(value)
+
+
+def _rows_in_threads(point, values, n_jobs: int):
+    """The sweep's rows from ``n_jobs`` threads (the numerics release the GIL), as they end."""
+    with ThreadPoolExecutor(max_workers=max(1, n_jobs)) as pool:
+        futures = [pool.submit(point, v) for v in values]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _rows_on_cluster(client, dataset: Dataset, point, values):
+    """The sweep's rows from a ``dask.distributed`` cluster: the dataset sent to every worker
+    once, a lost worker's points re-run (``retries``); a lazy (dask) dataset's points in turn,
+    each spreading its passes over the cluster."""
     from distributed import as_completed as completed
 
-    data = client.scatter(dataset, broadcast=True, hash=False)
-    futures = [client.submit(_fit_row, cls, data, knob, value, params, metrics, folds,
-                             pure=False, retries=2) for value in values]
-    try:
-        for future in completed(futures):
-            if stopped():
-                break
-            deliver(future.result())
-    finally:
-        client.cancel(futures)
+    with _cluster(client) as dask_client:
+        if dataset.is_lazy:
+            with dask_client.as_current():
+                yield from _rows_in_turn(point, values)
+            return
+        data = dask_client.scatter(dataset, broadcast=True, hash=False)
+        cls, _, knob = point.args  # the scattered dataset in its place, as a direct argument
+        futures = [dask_client.submit(point.func, cls, data, knob, value, pure=False, retries=2,
+                                      **point.keywords) for value in values]
+        try:
+            for future in completed(futures):
+                yield future.result()
+        finally:
+            dask_client.cancel(futures)
 
 
 def compare(methods: Sequence[str], dataset, *, metrics: Sequence[str] = ("accuracy",),

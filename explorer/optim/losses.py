@@ -1,5 +1,6 @@
 """The one table of per-example losses: value, derivative, second derivative, curvature bound,
-conjugate and the integer code the numba kernels dispatch on (:data:`NUMBA_CODES` is derived from this table).
+conjugate and the integer code the numba kernels dispatch on (:data:`NUMBA_CODES` is derived
+from this table).
 
 Margin losses are functions of z = y·f(x); :class:`Squared` is the residual loss ½(y − f)².
 Every loss also speaks the (y, f) form (``value_at``, ``grad_at``) that datafits and multi-task

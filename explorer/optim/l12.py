@@ -96,12 +96,11 @@ class L12Problem(Composite):
 
     # ------------------------------------------------------------------ certificate
     def dual_alpha(self, f: np.ndarray) -> np.ndarray:
-        alpha = -self.C * self.loss.derivative(self.y * f)
-        return balance(alpha, self.y) if self.fit_intercept else alpha
+        return recover_alpha(self.loss, self.C, self.y, f, self.fit_intercept)
 
     def dual_value(self, alpha: np.ndarray) -> float:
         u = self.cache.rmatvec(alpha * self.y) if self.cache.width else np.zeros(0)
-        return -self.C * float(np.sum(self.loss.conj_neg(alpha / self.C))) - self.omega.dual(u)
+        return loss_dual(self.loss, self.C, alpha) - self.omega.dual(u)
 
     def measure(self, x, last=None) -> float:
         f = self.margins(x)
@@ -129,13 +128,26 @@ def solve_l12(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
               L0: float | None = None, stopping: Stopping, eta: float = 0.7,
               interrupt=None, stop_flag=None, compiled: bool | None = None) -> SolverResult:
     """FGM's restricted master by :func:`explorer.optim.apg.apg`; ``x`` of the result is
-    (coef, [intercept], block products)."""
+    (coef, [intercept], block products). ``L0``: the first Lipschitz guess (a warm one from
+    the previous solve; default 0.1·n·C)."""
     problem = L12Problem(cache, y, loss, C, fit_intercept=fit_intercept, stop_flag=stop_flag,
                          compiled=compiled)
     coef0 = np.zeros(cache.width) if coef0 is None else coef0
     L0 = float(L0) if L0 else max(1e-8, 0.1 * cache.n * float(C))
     return apg(problem, problem.point(coef0, intercept0), L0=L0, stopping=stopping, eta=eta,
                interrupt=interrupt)
+
+
+def recover_alpha(loss: MarginLoss, C: float, y: np.ndarray, margins: np.ndarray,
+                  fit_intercept: bool) -> np.ndarray:
+    """α_i = −C l′(y_i f_i) (FGM §5 Remark 4), balanced when there is an intercept."""
+    alpha = -C * loss.derivative(y * margins)
+    return balance(alpha, y) if fit_intercept else alpha
+
+
+def loss_dual(loss: MarginLoss, C: float, alpha: np.ndarray) -> float:
+    """The loss part of eq. 31's dual, −C Σ_i l*(−α_i/C)."""
+    return -C * float(np.sum(loss.conj_neg(alpha / C)))
 
 
 def balance(alpha: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ from . import prox_newton
 from .cache import BlockCache, CachedMaster
 from .cutting_plane import best_on_ray
 from .datafits import Datafit
-from .l12 import L12Problem, balance, solve_l12
+from .l12 import L12Problem, loss_dual, recover_alpha, solve_l12
 from .losses import MarginLoss
 from .master import MasterSolution
 from .stopping import Stopping, coarse_stopping
@@ -122,12 +122,10 @@ class L12Master(CachedMaster):
         return max(APG_MIN, NEWTON_STEPS * newton_step / apg_step)
 
     def _solve_apg(self, stopping: Stopping) -> MasterSolution:
-        n = self.cache.n
-        tau0 = self.tau if self.tau is not None else 0.1 * n * self.C
         shift = float(self.cache.means @ self.coef) if self.coef.size else 0.0
         result = solve_l12(
             self.cache, self.y, self.loss, self.C, coef0=self.coef,
-            intercept0=self.intercept + shift, fit_intercept=self.fit_intercept, L0=tau0,
+            intercept0=self.intercept + shift, fit_intercept=self.fit_intercept, L0=self.tau,
             eta=self.eta, stopping=stopping, interrupt=self.interrupt,
             stop_flag=self.stop_flag)
         self.coef = result.x[0]
@@ -204,18 +202,15 @@ class L12Master(CachedMaster):
         C = self.C
 
         def dual(t: float) -> float:
-            return -C * float(np.sum(self.loss.conj_neg(t * alpha / C))) - 0.5 * t * t * S
+            return loss_dual(self.loss, C, t * alpha) - 0.5 * t * t * S
 
         return best_on_ray(dual, solution.dual_base - 0.5 * S,
                            t_max=self.loss.dual_domain()[1] * C / max(float(alpha.max()), 1e-300))
 
     # --------------------------------------------------------------- helpers
     def _solution(self, objective, margins, trace, steps) -> MasterSolution:
-        z = self.y * margins
-        alpha = -self.C * self.loss.derivative(z)
-        if self.fit_intercept:
-            alpha = balance(alpha, self.y)
-        dual_base = -self.C * float(np.sum(self.loss.conj_neg(alpha / self.C)))
+        alpha = recover_alpha(self.loss, self.C, self.y, margins, self.fit_intercept)
+        dual_base = loss_dual(self.loss, self.C, alpha)
         norms = self.block_norms()
         return MasterSolution(objective=objective, signal=alpha * self.y, trace=list(trace),
                               inner_steps=steps, dual_base=dual_base, block_norms=norms,

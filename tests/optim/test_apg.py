@@ -16,15 +16,17 @@ from explorer.optim.group_master import GroupProblem, fista_master
 @pytest.mark.parametrize("alpha", [0.01, 0.1])
 def test_lasso_through_the_group_master_equals_coordinate_descent(dtype, alpha):
     """GrFL's squared loss Σ(y − f)² + λ‖w‖₁ with one column per group is the Lasso with
-    λ = 2nα (scikit-learn minimises ‖y − Xw − b‖²/(2n) + α‖w‖₁)."""
+    λ = 2nα (scikit-learn minimises ‖y − Xw − b‖²/(2n) + α‖w‖₁). The data go in as given
+    (float32 stays float32 up to the master); the reference sees the same values in float64."""
     rng = np.random.default_rng(0)
     n, d = 80, 15
     X = rng.standard_normal((n, d)).astype(dtype)
     y = (X[:, :3] @ np.array([2.0, -1.0, 0.5]) + 0.1 * rng.standard_normal(n)).astype(dtype)
     groups = [np.array([j]) for j in range(d)]
-    res = fista_master(X.astype(np.float64), y[:, None].astype(np.float64), groups, "squared",
-                       2 * n * alpha, tol=1e-8, max_iter=20000)
-    ref = Lasso(alpha=alpha, tol=1e-12, max_iter=100000).fit(X.astype(np.float64), y)
+    res = fista_master(X, y[:, None], groups, "squared", 2 * n * alpha, tol=1e-8,
+                       max_iter=20000)
+    ref = Lasso(alpha=alpha, tol=1e-12, max_iter=100000).fit(X.astype(np.float64),
+                                                            y.astype(np.float64))
     assert res.converged and res.measure <= 1e-8
     np.testing.assert_allclose(res.x[0][:, 0], ref.coef_, atol=1e-6)
     assert res.x[2][0] == pytest.approx(ref.intercept_, abs=1e-6)

@@ -14,11 +14,14 @@ from explorer.optim.stopping import Stopping, check_tolerance, relative_gap
 
 Z = np.linspace(-3.0, 3.0, 61)
 CONVEX = [name for name, cls in LOSSES.items() if cls.convex]
+# every loss at its defaults, and Huber's hinge at another width
+CASES = [(name, {}) for name in sorted(LOSSES)] + [("huber_svm", {"h": 0.3})]
+CONVEX_CASES = [(name, kw) for name, kw in CASES if LOSSES[name].convex]
 
 
-@pytest.mark.parametrize("name", sorted(LOSSES))
-def test_derivative_is_the_finite_difference_of_the_value(name):
-    loss = make_loss(name)
+@pytest.mark.parametrize(("name", "kw"), CASES)
+def test_derivative_is_the_finite_difference_of_the_value(name, kw):
+    loss = make_loss(name, **kw)
     h = 1e-6
     fd = (loss.value(Z + h) - loss.value(Z - h)) / (2 * h)
     np.testing.assert_allclose(loss.derivative(Z), fd, atol=5e-6)  # h-wide kinks
@@ -32,11 +35,11 @@ def test_curvature_bounds_the_second_difference(name):
     assert np.all(np.abs(second) <= loss.curvature * (1 + 1e-6) + 1e-9)
 
 
-@pytest.mark.parametrize("name", CONVEX)
+@pytest.mark.parametrize(("name", "kw"), CONVEX_CASES)
 @pytest.mark.parametrize("a", [0.0, 0.1, 0.5, 0.9, 1.0])
-def test_conjugate_is_the_supremum(name, a):
+def test_conjugate_is_the_supremum(name, kw, a):
     """l*(−a) = sup_z (−a z − l(z)), found by a bounded scalar search."""
-    loss = make_loss(name)
+    loss = make_loss(name, **kw)
     res = minimize_scalar(lambda z: a * z + float(loss.value(np.array([z]))[0]),
                           bounds=(-50.0, 50.0), method="bounded",
                           options={"xatol": 1e-12})

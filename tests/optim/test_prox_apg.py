@@ -20,7 +20,6 @@ from explorer.optim import (
     soft_threshold,
     solve_l12,
 )
-from explorer.optim.losses import HuberHinge, Lorenz
 from tests.reference_solvers import l12_master_reference, prox_l1_squared_reference
 
 
@@ -62,24 +61,6 @@ def test_soft_threshold_and_group_prox_are_minimisers(seed):
                           lambda x: 0.7 * np.linalg.norm(x), v, 1.0)
     _prox_objective_check(lambda v, s: prox_group_lq(v[None, :], 0.7 * s, 3.0)[0],
                           lambda x: 0.7 * np.sum(np.abs(x) ** 3) ** (1 / 3), v, 1.0)
-
-
-def _finite_difference(loss, z, h=1e-6):
-    return (loss.value(z + h) - loss.value(z - h)) / (2 * h)
-
-
-@pytest.mark.parametrize("loss", [SquaredHinge(), Logistic(), HuberHinge(0.3), Lorenz()])
-def test_loss_derivatives_by_finite_differences(loss):
-    z = np.linspace(-3, 3, 61) + 0.0123  # avoid the kinks exactly
-    np.testing.assert_allclose(loss.derivative(z), _finite_difference(loss, z), atol=1e-5)
-
-
-@pytest.mark.parametrize("loss", [SquaredHinge(), Logistic(), HuberHinge(0.3)])
-def test_loss_conjugates_by_numerical_supremum(loss):
-    zs = np.linspace(-40, 40, 400001)
-    for a in (0.0, 0.1, 0.5, 0.9, 1.0):
-        numeric = np.max(-a * zs - loss.value(zs))
-        assert loss.conj_neg(np.array([a]))[0] == pytest.approx(numeric, abs=1e-4)
 
 
 def _blocks(seed, n=25, sizes=(3, 2, 4)):

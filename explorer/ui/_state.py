@@ -14,17 +14,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import param
 
 from .. import metrics as M
 from .._params import ParamSpec
-from ..data import DataError, Dataset, catalogue, entry, format_bytes, load
+from ..data import DataError, Dataset, catalogue, entry, load
 from ..experiments import check_compatible, fit_kwargs, settings_for_task
 from ..methods import REGISTRY, get_method
 from ..texts import explain
-from . import _session
+from . import _session, _status
 from ._session import UPLOAD
 from ._sweeps import SWEEP_EVENTS, Sweeps
 from ._worker import FitRequest, FitWorker, kernels_warming
@@ -33,7 +32,6 @@ log = logging.getLogger("explorer.ui")
 
 BIG_DATA = 20_000_000  # n × m above which live refits start switched off
 DEFAULT_MAX_UPLOAD_MB = 50.0
-RANKING_MEASURES = ("prbep", "rec@k")
 
 
 def max_upload_mb() -> float:
@@ -464,47 +462,11 @@ class ExplorerState(param.Parameterized):
         return update
 
     def _set_status(self, record) -> None:
-        if self.paused:
-            state = "paused"
-        elif self.running:
-            state = "running…"
-        else:
-            state = "stopped" if self._stopped else "done"
-        scores = ""
-        if not self.running and self.estimator is not None:
-            trained = getattr(self.estimator, "measure", None)
-            scores = "".join(f" · test {M.METRICS[k].label} {v:.3f}"
-                             + (" (trained for it)" if k == trained else "")
-                             for k, v in self.headline_scores().items())
-            if trained in RANKING_MEASURES:
-                scores += " · no accuracy (a ranking measure sets no threshold)"
-        passes = ""
-        if "passes" in record.info:  # a dask X: the physical work so far
-            passes = (f" · {record.info['passes']} passes over X, "
-                      f"{format_bytes(record.info.get('bytes_read', 0))} read")
-        member = record.info.get("class") if record.info else None
-        if member is None:
-            learned = record.info.get("n_learned") if record.info else None
-            selected = (f"Selected: {record.n_selected} features · objective"
-                        if learned is None else
-                        f"Selected: {record.n_selected} input features (through {learned} "
-                        "learned features) · objective")
-        else:  # one binary fit per class: the model selects the union of theirs
-            from ..viz import one_vs_rest_selection
-
-            n_union, n_fitted = one_vs_rest_selection(self.records or [record])
-            fits = "fit" if n_fitted == 1 else "fits"
-            selected = (f"Selected: {n_union} features (the union over {n_fitted} one-vs-rest "
-                        f"{fits}; class {member}: {record.n_selected}) · class {member}'s "
-                        "objective")
-        warm = ""
-        if record.info and record.info.get("warm_start"):
-            warm = (" · warm-started from the previous fit: the URL and an exported session "
-                    "give a cold fit of these settings, which may differ (untick warm start "
-                    "and refit to see it)")
-        self.status = (f"{selected} {record.objective:.5g} · iteration "
-                       f"{record.iteration + 1} · {record.elapsed:.2f} s{passes}{scores} · "
-                       f"{state}{warm}")
+        self.status = _status.status_line(
+            record, records=self.records, estimator=self.estimator, data=self.data,
+            state=_status.run_state(paused=self.paused, running=self.running,
+                                    stopped=self._stopped),
+            scored=not self.running)
 
     def _explain(self, record) -> None:
         names = self.data.names() if self.data is not None else None
@@ -577,35 +539,12 @@ class ExplorerState(param.Parameterized):
         return selected_table(self.estimator, self.data)
 
     def headline_scores(self) -> dict[str, float]:
-        """The current model's main test measures for the status line (accuracy and F1 for
-        classification, RMSE and R² for regression, pairwise accuracy for ranking); empty
-        without a test split."""
-        try:
-            scores = self.test_scores(self.headline_measures())
-        except Exception as exc:  # a model that cannot score says why, the status stays
-            log.warning("scoring the model on the test split failed: %s", exc)
-            return {}
-        return {k: v for k, v in scores.items() if np.isfinite(v)}
-
-    def headline_measures(self) -> tuple[str, ...]:
-        """The measures the status line shows: the one the model was trained for first
-        (FS-multi's F1 or PRBEP); a ranking measure sets no decision threshold, so its model
-        shows PRBEP and AUC, not accuracy."""
-        trained = getattr(self.estimator, "measure", None)
-        if trained in RANKING_MEASURES:
-            return ("prbep", "auc")
-        if trained == "f1":
-            return ("f1", "accuracy")
-        return ("accuracy", "f1", "rmse", "r2", "pairwise")
+        """The current model's main test measures, as the status line shows them."""
+        return _status.headline_scores(self.estimator, self.data)
 
     def test_scores(self, names=None) -> dict[str, float]:
         """Measures of the current model on the test part."""
-        if self.estimator is None or self.data is None or not self.data.has_test:
-            return {}
-        task = getattr(self.estimator, "_task", "classification")
-        measures = [m for m in (names or M.metrics_for(task)) if task in M.METRICS[m].tasks]
-        return M.evaluate(self.estimator, self.data.X_test, self.data.y_test, measures,
-                          query=self.data.query_test)
+        return _status.test_scores(self.estimator, self.data, names)
 
     # ================================================================= URL + sessions
     def to_query(self) -> dict[str, str]:

@@ -1,0 +1,47 @@
+"""The status line's text, without a session: what it says of a record, a model and a run."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer import FSMulti
+from explorer.data import load
+from explorer.methods.base import IterationRecord
+from explorer.ui import _status
+
+
+def _record(**info):
+    return IterationRecord(iteration=4, inner_steps=12, objective=3.25, n_selected=7,
+                           selected=np.arange(7), elapsed=0.5, info=info)
+
+
+def test_the_run_state_word():
+    assert _status.run_state(paused=True, running=True, stopped=False) == "paused"
+    assert _status.run_state(paused=False, running=True, stopped=False) == "running…"
+    assert _status.run_state(paused=False, running=False, stopped=True) == "stopped"
+    assert _status.run_state(paused=False, running=False, stopped=False) == "done"
+
+
+def test_a_running_line_has_no_scores_and_says_the_work():
+    line = _status.status_line(_record(passes=3, bytes_read=2048), records=[], estimator=None,
+                               data=None, state="running…", scored=False)
+    assert line.startswith("Selected: 7 features · objective 3.25 · iteration 5 · 0.50 s")
+    assert "3 passes over X" in line and line.endswith("running…")
+    learned = _status.status_line(_record(n_learned=29), records=[], estimator=None,
+                                  data=None, state="done", scored=False)
+    assert "7 input features (through 29 learned features)" in learned
+    warm = _status.status_line(_record(warm_start=True), records=[], estimator=None,
+                               data=None, state="done", scored=False)
+    assert "warm-started from the previous fit" in warm
+
+
+def test_a_ranking_model_shows_its_ranking_measures_not_accuracy():
+    data = load("digits-3v8").split(test_size=0.3, seed=0)
+    model = FSMulti(measure="prbep", B=3, max_outer=2).fit(data.X, data.y)
+    assert _status.headline_measures(model) == ("prbep", "auc")
+    scores = _status.headline_scores(model, data)
+    assert set(scores) == {"prbep", "auc"}
+    line = _status.status_line(model.history_[-1], records=model.history_, estimator=model,
+                               data=data, state="done", scored=True)
+    assert "(trained for it)" in line and "no accuracy" in line
+    assert _status.test_scores(model, None) == {}

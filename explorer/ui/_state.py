@@ -8,7 +8,6 @@ parameters and asserting on results, without a browser. The Panel layer only mir
 from __future__ import annotations
 
 import logging
-import os
 import queue
 import time
 from dataclasses import dataclass, field
@@ -19,11 +18,12 @@ import param
 
 from .. import metrics as M
 from .._params import ParamSpec
-from ..data import DataError, Dataset, catalogue, entry, load
+from ..data import DataError, Dataset
 from ..experiments import check_compatible, fit_kwargs, settings_for_task
 from ..methods import REGISTRY, get_method
 from ..texts import explain
 from . import _session, _status
+from ._data_source import DataSource, available_datasets
 from ._session import UPLOAD
 from ._sweeps import SWEEP_EVENTS, Sweeps
 from ._worker import FitRequest, FitWorker, kernels_warming
@@ -31,26 +31,6 @@ from ._worker import FitRequest, FitWorker, kernels_warming
 log = logging.getLogger("explorer.ui")
 
 BIG_DATA = 20_000_000  # n × m above which live refits start switched off
-DEFAULT_MAX_UPLOAD_MB = 50.0
-
-
-def max_upload_mb() -> float:
-    """The largest upload this server accepts (``explorer serve --max-upload-mb``)."""
-    try:
-        return float(os.environ.get("EXPLORER_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB))
-    except ValueError:
-        return DEFAULT_MAX_UPLOAD_MB
-
-
-def local_files() -> dict[str, str]:
-    """Files offered by ``explorer serve --data PATH``: dataset name (file name) → path."""
-    paths = [p for p in os.environ.get("EXPLORER_DATA", "").split(os.pathsep) if p]
-    return {os.path.basename(p): p for p in paths}
-
-
-def available_datasets() -> list[str]:
-    """Catalogue names, then the server's local files."""
-    return catalogue() + [name for name in local_files() if name not in catalogue()]
 
 
 @dataclass
@@ -87,11 +67,8 @@ class ExplorerState(param.Parameterized):
     def __init__(self, *, dataset: Dataset | str | None = None, estimator=None,
                  start_worker: bool = True, **params):
         super().__init__(**params)
-        self.dataset_params: dict[str, Any] = {}
+        self.source = DataSource()
         self.method_params: dict[str, Any] = {}
-        self.label_column: str | None = None
-        self.upload_bytes: bytes | None = None
-        self.upload_name: str | None = None
         self.data: Dataset | None = None
         self.records: list = []
         self.estimator = None
@@ -111,26 +88,21 @@ class ExplorerState(param.Parameterized):
             self.show_estimator(estimator)
 
     # ================================================================= data
+    # the source's fields, as the URL codec, the session export and the app read them
+    dataset_params = property(lambda self: self.source.params,
+                              lambda self, value: setattr(self.source, "params", value))
+    label_column = property(lambda self: self.source.label_column)
+    upload_bytes = property(lambda self: self.source.upload_bytes)
+    upload_name = property(lambda self: self.source.upload_name)
+
     def dataset_specs(self) -> tuple[ParamSpec, ...]:
         """Knobs of the current catalogue entry (sizes, seed, noise); none for files."""
-        if self.dataset == UPLOAD or self.dataset not in catalogue() or \
-                self.dataset in local_files():
-            return ()
-        return entry(self.dataset).params
+        return self.source.specs(self.dataset)
 
     def load(self) -> bool:
         """(Re)build the current dataset; on a data problem keep the previous one."""
         try:
-            if self.dataset == UPLOAD:
-                if self.upload_bytes is None:
-                    raise DataError("no file uploaded yet")
-                ds = load(self.upload_bytes, name=self.upload_name, label=self.label_column)
-                ds.name = self.upload_name
-            elif self.dataset in local_files():
-                ds = load(local_files()[self.dataset], label=self.label_column)
-                ds.name = self.dataset
-            else:
-                ds = load(self.dataset, **self.dataset_params)
+            ds = self.source.build(self.dataset)
         except (DataError, ValueError) as exc:
             self.notify(str(exc), "error")
             return False
@@ -139,16 +111,14 @@ class ExplorerState(param.Parameterized):
 
     def upload(self, content: bytes, filename: str, label: str | None = None) -> bool:
         """Use an uploaded file; on a problem the message names it and the old data stays."""
-        if len(content) > max_upload_mb() * 1024 * 1024:
+        if self.source.too_large(len(content)):
             self.refuse_upload(filename, len(content))
             return False
         try:
-            ds = load(content, name=filename, label=label or None)
+            ds = self.source.read_upload(content, filename, label)
         except DataError as exc:
             self.notify(str(exc), "error")
             return False
-        self.upload_bytes, self.upload_name, self.label_column = content, filename, label
-        ds.name = filename
         with param.parameterized.discard_events(self):
             self.dataset = UPLOAD
         self._use_dataset(ds, name=filename)
@@ -168,33 +138,11 @@ class ExplorerState(param.Parameterized):
     def refuse_upload(self, filename: str, size: float) -> None:
         """Say that ``filename`` (about ``size`` bytes) is above the upload limit; the data
         in use stays."""
-        self.notify(f"{filename} is {'about ' if size % (1 << 20) == 0 else ''}"
-                    f"{size / 2**20:.1f} MB, above this server's upload limit of "
-                    f"{max_upload_mb():g} MB. Serve it from disk instead: "
-                    f"explorer serve --data {filename}", "error")
+        self.notify(self.source.refusal(filename, size), "error")
 
     def table_columns(self) -> list[str]:
         """Column names of the uploaded table (to choose the label column)."""
-        if self.upload_bytes is None or self.upload_name is None:
-            return []
-        name = self.upload_name.lower()
-        try:
-            if name.endswith((".csv", ".tsv", ".tab")):
-                from io import StringIO
-
-                sep = "\t" if name.endswith((".tsv", ".tab")) else None
-                head = self.upload_bytes[:65536].decode("utf-8", errors="replace")
-                return list(pd.read_csv(StringIO(head), sep=sep, engine="python",
-                                        nrows=2).columns.astype(str))
-            if name.endswith((".parquet", ".pq")):
-                import io
-
-                import pyarrow.parquet as pq
-
-                return list(pq.read_schema(io.BytesIO(self.upload_bytes)).names)
-        except Exception:  # a bad file reports itself when loaded
-            return []
-        return []
+        return self.source.table_columns()
 
     def _use_dataset(self, ds: Dataset, name: str) -> None:
         self.cancel_all()

@@ -17,8 +17,9 @@ import panel as pn
 from ..methods import REGISTRY
 from ..metrics import METRICS, metrics_for
 from . import _widgets as W
+from ._data_source import available_datasets, max_upload_mb
 from ._page import page_template
-from ._state import UPLOAD, ExplorerState, available_datasets, max_upload_mb
+from ._state import UPLOAD, ExplorerState
 from .stability_view import StabilityView, k_of
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 

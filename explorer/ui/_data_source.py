@@ -1,0 +1,109 @@
+"""Where a session's data come from — a catalogue entry with its knobs, a file the server offers
+(``explorer serve --data PATH``), or an upload with its label column — and how it is built.
+It knows nothing of fits; :class:`~explorer.ui.ExplorerState` composes it."""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .._params import ParamSpec
+from ..data import DataError, Dataset, catalogue, entry, load
+from ._session import UPLOAD
+
+DEFAULT_MAX_UPLOAD_MB = 50.0
+
+
+def max_upload_mb() -> float:
+    """The largest upload this server accepts (``explorer serve --max-upload-mb``)."""
+    try:
+        return float(os.environ.get("EXPLORER_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB))
+    except ValueError:
+        return DEFAULT_MAX_UPLOAD_MB
+
+
+def local_files() -> dict[str, str]:
+    """Files offered by ``explorer serve --data PATH``: dataset name (file name) → path."""
+    paths = [p for p in os.environ.get("EXPLORER_DATA", "").split(os.pathsep) if p]
+    return {os.path.basename(p): p for p in paths}
+
+
+def available_datasets() -> list[str]:
+    """Catalogue names, then the server's local files."""
+    return catalogue() + [name for name in local_files() if name not in catalogue()]
+
+
+@dataclass
+class DataSource:
+    """The data's origin: the catalogue entry's knobs (``params``), the uploaded file
+    (``upload_bytes``, ``upload_name``) and the label column chosen for a table."""
+
+    params: dict[str, Any] = field(default_factory=dict)
+    label_column: str | None = None
+    upload_bytes: bytes | None = None
+    upload_name: str | None = None
+
+    @staticmethod
+    def specs(name: str) -> tuple[ParamSpec, ...]:
+        """Knobs of the catalogue entry ``name`` (sizes, seed, noise); none for files."""
+        if name == UPLOAD or name not in catalogue() or name in local_files():
+            return ()
+        return entry(name).params
+
+    def build(self, name: str) -> Dataset:
+        """The dataset ``name`` names (the upload, a served file or a catalogue entry with
+        ``params``); raises :class:`~explorer.data.DataError` or ValueError on a problem."""
+        if name == UPLOAD:
+            if self.upload_bytes is None:
+                raise DataError("no file uploaded yet")
+            ds = load(self.upload_bytes, name=self.upload_name, label=self.label_column)
+            ds.name = self.upload_name
+        elif name in local_files():
+            ds = load(local_files()[name], label=self.label_column)
+            ds.name = name
+        else:
+            ds = load(name, **self.params)
+        return ds
+
+    def read_upload(self, content: bytes, filename: str, label: str | None = None) -> Dataset:
+        """The uploaded file as a dataset (kept as the source once it reads); raises
+        :class:`~explorer.data.DataError` on a bad file, the previous upload kept."""
+        ds = load(content, name=filename, label=label or None)
+        self.upload_bytes, self.upload_name, self.label_column = content, filename, label
+        ds.name = filename
+        return ds
+
+    @staticmethod
+    def too_large(size: float) -> bool:
+        return size > max_upload_mb() * 1024 * 1024
+
+    @staticmethod
+    def refusal(filename: str, size: float) -> str:
+        """Why ``filename`` (about ``size`` bytes) is refused, and what to do instead."""
+        return (f"{filename} is {'about ' if size % (1 << 20) == 0 else ''}"
+                f"{size / 2**20:.1f} MB, above this server's upload limit of "
+                f"{max_upload_mb():g} MB. Serve it from disk instead: "
+                f"explorer serve --data {filename}")
+
+    def table_columns(self) -> list[str]:
+        """Column names of the uploaded table (to choose the label column)."""
+        if self.upload_bytes is None or self.upload_name is None:
+            return []
+        name = self.upload_name.lower()
+        try:
+            if name.endswith((".csv", ".tsv", ".tab")):
+                sep = "\t" if name.endswith((".tsv", ".tab")) else None
+                head = self.upload_bytes[:65536].decode("utf-8", errors="replace")
+                return list(pd.read_csv(io.StringIO(head), sep=sep, engine="python",
+                                        nrows=2).columns.astype(str))
+            if name.endswith((".parquet", ".pq")):
+                import pyarrow.parquet as pq
+
+                return list(pq.read_schema(io.BytesIO(self.upload_bytes)).names)
+        except Exception:  # a bad file reports itself when loaded
+            return []
+        return []

@@ -125,7 +125,7 @@ class StabilityView(pn.viewable.Viewer):
         # the ranges from the data each time: a DynamicMap keeps its first (empty) frame's
         return (band * curve).opts(title="Φ̂ and its 95 % interval as resamples arrive",
                                    ylabel="Φ̂", xlabel="resamples", ylim=(-0.1, 1.05),
-                                   xlim=(2, max(3.0, last)), responsive=True, height=220,
+                                   xlim=(2, max(3.0, last)), responsive=True, height=260,
                                    show_grid=True)
 
     # ----------------------------------------------------------------- run

@@ -34,7 +34,7 @@ from ..features import BinnedSpace, Columns, LinearSpace, Poly2Space
 from ..kernels import take_columns
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
-from ..optim.refine import OVERSELECT, forward_sacrifices, prune_and_refit, splice
+from ..optim.refine import OVERSELECT, refine_path
 from ._cutting import (
     block_record_info,
     candidate_norms,
@@ -344,33 +344,20 @@ class FGM(BaseSelector):
             return _times_columns(read(ids), lam[ids])
 
         w_model = self.coef_ / np.where(lam > 0, lam, 1.0)
-        before_cols = take(before)
-        margins = np.asarray(before_cols @ w_model[before]).ravel() + self.intercept_
-        loss = LOSSES[self.loss]()
-        added = self._fill(space, take, y, loss, before, margins, k - before.size,
-                           result.solution)
-        support = np.union1d(before, added)
-        cols = before_cols if added.size == 0 else take(support)
         paper = self.refine is None
-        kept_local, weights, intercept, res = prune_and_refit(
-            cols, y, loss, float(self.C), np.arange(support.size), w_model[support],
-            margins, k, fit_intercept=self.fit_intercept, stopping=stopping,
-            intercept=float(self.intercept_), interrupt=recorder.interrupted,
-            score=np.abs(w_model[support]) if paper else None)
-        kept = support[kept_local]
-        rounds, loss_before, loss_after = 0, res.objective, res.objective
-        if not paper:
-            kept, weights, intercept, res, rounds, loss_before, loss_after = splice(
-                take, space.top, y, loss, float(self.C), kept, weights, intercept, res, k,
-                n_features=self.n_features_in_, fit_intercept=self.fit_intercept,
-                stopping=stopping, interrupt=recorder.interrupted,
-                kept_columns=take_columns(cols, kept_local))
+        out = refine_path(take, space.top, y, LOSSES[self.loss](), float(self.C), before,
+                          w_model[before], float(self.intercept_), k,
+                          signal=None if result.solution is None else result.solution.signal,
+                          paper=paper, n_features=self.n_features_in_, ask_past=self._B,
+                          fit_intercept=self.fit_intercept, stopping=stopping,
+                          interrupt=recorder.interrupted)
+        kept, res, added = out.kept, out.result, out.added
         passes = {}
         if chunked is not None:
             passes = {"passes": int(chunked.passes), "bytes_read": int(chunked.bytes_read)}
         coef = np.zeros(self.n_features_in_)
-        coef[kept] = weights * lam[kept]
-        self.coef_, self.intercept_ = coef, intercept
+        coef[kept] = out.weights * lam[kept]
+        self.coef_, self.intercept_ = coef, out.intercept
         self.support_ = coef != 0
         self.refined_from_ = before
         self.inner_measure_ = float(res.measure)
@@ -388,9 +375,9 @@ class FGM(BaseSelector):
                       inner_measure=res.measure,
                       info={"refine": "paper" if paper else "auto", "before": before,
                             "pruned": np.setdiff1d(before, kept), "added": added,
-                            "spliced_in": np.setdiff1d(kept, support),
-                            "splice_rounds": rounds, "loss_before": loss_before,
-                            "loss_after": loss_after,
+                            "spliced_in": np.setdiff1d(kept, out.support),
+                            "splice_rounds": out.rounds, "loss_before": out.loss_before,
+                            "loss_after": out.loss_after,
                             "inner_objective": np.asarray(res.trace, dtype=float),
                             "B": self._B, "stop_reason": how,
                             "weights": coef[self.support_], **passes})
@@ -424,26 +411,6 @@ class FGM(BaseSelector):
                             "stop_reason": f"cut: kept {kept.size} of {before.size} groups "
                                            "by ‖w_g‖, refit",
                             "weights": self.coef_[self.support_]})
-
-    def _fill(self, space, take, y, loss, before, margins, missing: int, solution):
-        """The ``missing`` features outside ``before`` of largest forward sacrifice ½g_j²/h_j
-        (:func:`~explorer.optim.refine.forward_sacrifices`), from a shortlist of the path's
-        worst-case scores at its last model (FGM's Xᵀs scorer, one pass); ``take(ids)``
-        reads those columns of X."""
-        none = np.zeros(0, dtype=np.int64)
-        outside = self.n_features_in_ - before.size
-        if missing <= 0 or outside <= 0 or solution is None:
-            return none
-        # the model's own features score highest (tied at the optimum): ask past them
-        want = min(self.n_features_in_, before.size + missing + max(missing, self._B))
-        ids, _ = space.top(solution.signal, want)
-        ids = np.setdiff1d(ids, before)
-        if ids.size == 0:
-            return none
-        gain = forward_sacrifices(take(ids), np.arange(ids.size), loss, float(self.C), y,
-                                  margins)
-        best = np.argsort(-gain, kind="stable")[:missing]
-        return np.sort(ids[best[gain[best] > 0]])  # a feature with no slope adds nothing
 
     def _check_certificate(self, result, master: L12Master, recorder: Recorder) -> None:
         """``inner_measure_``: the last master's relative duality gap; a ConvergenceWarning

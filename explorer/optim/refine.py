@@ -17,6 +17,8 @@ FGM grows its ℓ1² path past k (blocks of ⌈1.5·B⌉) and hands the result h
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -289,3 +291,73 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
         kept_cols = take_columns(cols, np.searchsorted(union, kept))
         rounds += 1
     return kept, weights, intercept, result, rounds, start, current
+
+
+@dataclass
+class Refinement:
+    """What :func:`refine_path` made of a path: the ``kept`` features, their ``weights`` (in
+    the columns ``take`` reads), the ``intercept``, the last refit's solver ``result``, the
+    features ``added`` to a short path, and the exchange ``rounds`` with the restricted loss
+    before and after them."""
+
+    kept: np.ndarray
+    weights: np.ndarray
+    intercept: float
+    result: SolverResult
+    added: np.ndarray
+    support: np.ndarray
+    rounds: int
+    loss_before: float
+    loss_after: float
+
+
+def fill_to_k(take, top, y, loss: MarginLoss, C: float, before: np.ndarray,
+              margins: np.ndarray, missing: int, signal, *, n_features: int,
+              ask_past: int) -> np.ndarray:
+    """The ``missing`` features outside ``before`` of largest forward sacrifice ½g_j²/h_j
+    (:func:`forward_sacrifices`), from a shortlist of the path's worst-case scores at its last
+    model (``top(signal, n)``, FGM's Xᵀs scorer: one pass); ``take(ids)`` reads columns."""
+    none = np.zeros(0, dtype=np.int64)
+    if missing <= 0 or n_features - before.size <= 0 or signal is None:
+        return none
+    # the model's own features score highest (tied at the optimum): ask past them
+    want = min(n_features, before.size + missing + max(missing, ask_past))
+    ids, _ = top(signal, want)
+    ids = np.setdiff1d(ids, before)
+    if ids.size == 0:
+        return none
+    gain = forward_sacrifices(take(ids), np.arange(ids.size), loss, C, y, margins)
+    best = np.argsort(-gain, kind="stable")[:missing]
+    return np.sort(ids[best[gain[best] > 0]])  # a feature with no slope adds nothing
+
+
+def refine_path(take, top, y, loss: MarginLoss, C: float, before: np.ndarray,
+                w_before: np.ndarray, intercept: float, k: int, *, signal, paper: bool,
+                n_features: int, ask_past: int, fit_intercept: bool, stopping: Stopping,
+                interrupt=None) -> Refinement:
+    """A grown path (``before`` with weights ``w_before`` on the columns ``take`` reads) to
+    exactly k features: filled by forward sacrifice when short (:func:`fill_to_k`), cut to k —
+    by |w| for the paper's algorithm (``paper``), else by backward sacrifice — and refit
+    (:func:`prune_and_refit`); then, unless ``paper``, the exchange rounds of :func:`splice`."""
+    before_cols = take(before)
+    margins = np.asarray(before_cols @ w_before).ravel() + intercept
+    added = fill_to_k(take, top, y, loss, C, before, margins, k - before.size, signal,
+                      n_features=n_features, ask_past=ask_past)
+    support = np.union1d(before, added)
+    cols = before_cols if added.size == 0 else take(support)
+    w_support = np.zeros(support.size)
+    w_support[np.searchsorted(support, before)] = w_before
+    kept_local, weights, intercept, res = prune_and_refit(
+        cols, y, loss, C, np.arange(support.size), w_support, margins, k,
+        fit_intercept=fit_intercept, stopping=stopping, intercept=intercept,
+        interrupt=interrupt, score=np.abs(w_support) if paper else None)
+    kept = support[kept_local]
+    rounds, loss_before, loss_after = 0, res.objective, res.objective
+    if not paper:
+        kept, weights, intercept, res, rounds, loss_before, loss_after = splice(
+            take, top, y, loss, C, kept, weights, intercept, res, k, n_features=n_features,
+            fit_intercept=fit_intercept, stopping=stopping, interrupt=interrupt,
+            kept_columns=take_columns(cols, kept_local))
+    return Refinement(kept=kept, weights=weights, intercept=intercept, result=res, added=added,
+                      support=support, rounds=rounds, loss_before=loss_before,
+                      loss_after=loss_after)

@@ -88,3 +88,15 @@ def test_a_sweep_stops_when_its_callback_says_so(n_jobs):
     threaded = sweep("fisher", "digits-3v8", values=[1, 2, 4, 8], n_jobs=n_jobs)
     serial = sweep("fisher", "digits-3v8", values=[1, 2, 4, 8])
     np.testing.assert_allclose(threaded["accuracy"], serial["accuracy"])
+
+
+def test_a_grouped_sweep_in_k_runs_up_to_the_number_of_groups():
+    """With groups, FGM's k counts groups: its default grid stops at their number."""
+    from explorer.data import make
+
+    data = make("fgm-groups", n_samples=160, n_groups=12, group_size=3,
+                n_informative_groups=2, n_test=50)
+    rows = sweep("fgm", data, n_points=5)
+    assert rows["value"].max() == 12 and rows["value"].min() == 1
+    assert rows["n_selected"].max() <= 12 * 3  # whole groups of 3
+    assert (rows["n_selected"] % 3 == 0).all()

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import DataError, Dataset, check_binary, load
-from ..methods import REGISTRY, get_method
+from ..methods import REGISTRY, get_method, k_grid
 from ..metrics import evaluate, recovery
 
 CONNECT_TIMEOUT = 10.0  # seconds a scheduler address may take to answer
@@ -196,6 +196,9 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         raise ValueError(f"{knob!r} is the swept parameter; pass it through values=")
     if values is None:
         values = cls.sweep_values(dataset.X, dataset.y, n_points)
+        groups = fit_kwargs(cls(**params), dataset).get("groups")
+        if knob == "k" and groups is not None:  # k counts groups (FGM, FS-multi): up to them
+            values = k_grid(_n_groups(groups), n_points)
     values = list(values)
     folds = cv_folds(dataset, cv, seed) if cv is not None else None
 
@@ -229,6 +232,13 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         [c for c in frame.columns if c not in ROW_COLUMNS and c not in metrics]
     frame = frame[[c for c in order if c in frame.columns]]
     return frame.sort_values("value", kind="stable").reset_index(drop=True)
+
+
+def _n_groups(groups) -> int:
+    """How many groups: ids per feature, or a list of index sets."""
+    if isinstance(groups, (list, tuple)) and len(groups) and np.ndim(groups[0]) > 0:
+        return len(groups)
+    return int(np.unique(np.asarray(groups)).size)
 
 
 def cv_folds(dataset: Dataset, cv: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -1,5 +1,6 @@
 """Methods and baselines behind one estimator contract, and the registry that names them."""
 
+from ._cutting import k_grid
 from .base import (
     REGISTRY,
     BaseSelector,
@@ -21,5 +22,5 @@ __all__ = [
     "Abess", "AbessRegressor", "FGM", "FSA", "FSManifold", "FSMulti", "GrFL", "L1SVM",
     "REGISTRY", "BaseSelector", "FisherSVM",
     "IterationRecord", "L1LogReg", "LassoSelector", "ParamSpec", "RFESelector", "Recorder",
-    "get_method", "register",
+    "get_method", "k_grid", "register",
 ]

@@ -261,7 +261,7 @@ class SparsityView(pn.viewable.Viewer):
             if ds.image_shape is not None:
                 return viz.weight_image(np.zeros(ds.n_features), ds.image_shape, [], truth,
                                         names=ds.names())
-            return viz.selection_map(np.zeros((0, 0)), np.zeros(0), title="no fit yet")
+            return viz.selection_map(np.zeros((0, 0)), np.zeros(0), truth, title="no fit yet")
         last = records[-1]
         if SparsityView._kind_of(ds) == "image":
             weights = np.zeros(ds.n_features)

@@ -546,6 +546,27 @@ def test_hidden_tabs_do_not_take_the_sparsity_maps_clicks(page: Page, server):
         re.compile(r"feature: x\d+"), timeout=5000)
 
 
+def test_switching_tabs_around_fits_throws_nothing_in_the_page(page: Page, server):
+    """The map's legend (true features) exists from the first, empty map: added later, to a
+    figure whose tab was then hidden, it had no view, and BokehJS threw "cannot find a view
+    for Legend" on every later layout (86 times in this walk)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=5")
+    settled_status(page)
+    wait_for(lambda: "ever selected" in (page.evaluate(FIGURE, "entries and exits") or
+                                         {"title": ""})["title"], 20)
+    for tab in ("Accuracy vs #features", "Selected features", "Sparsity map", "Stability",
+                "Sparsity map", "Selected features"):
+        page.locator(".view-tabs").get_by_text(tab).click()
+        page.wait_for_timeout(700)
+    page.get_by_role("button", name="Run").click()
+    page.wait_for_timeout(3000)
+    page.locator(".view-tabs").get_by_text("Sparsity map").click()
+    page.wait_for_timeout(1500)
+    assert not errors, errors[:3]
+
+
 # ------------------------------------------------------------------ 8 · Stop
 CLICK_STOP = """() => {
   // press Stop as a user's click does (Playwright's click first waits for the busy page to

@@ -27,7 +27,7 @@ from _common import Table, median_time, run, timed_fit
 from explorer import FGM, FSMulti
 from explorer import metrics as M
 from explorer.data import make
-from explorer.optim.structured import most_violated, most_violated_grid
+from explorer.engines.fs_multi.structured import most_violated, most_violated_grid
 
 
 def _scores(est, X, y):

@@ -164,7 +164,7 @@ def section_nonlinear(args, tables):
 
 
 def section_steps(args, tables):
-    import explorer.optim.annealing as annealing_module
+    import explorer.engines.fsa.annealing as annealing_module
 
     ds = make_fsa_correlated(1000, 1000, 10, seed=0)
     table = Table("Per-step cost, N = M = 1,000, k = 10, logistic, 500 iterations (medians of "

@@ -35,9 +35,9 @@ from sklearn.svm import SVC, LinearSVC
 
 from explorer import GrFL
 from explorer.data import make
+from explorer.engines.grfl.group_master import admm_master, fista_master, loss_gradient
 from explorer.features import FourierFamily, GaborFamily, median_bandwidth
 from explorer.methods import Abess
-from explorer.optim.group_master import admm_master, fista_master, loss_gradient
 
 C_GRID = {"C": [0.01, 0.1, 1.0, 10.0, 100.0]}
 GROUPS = (5, 10, 20, 50, 100)

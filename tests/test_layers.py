@@ -16,18 +16,19 @@ RANK = {"_errors": 0, "_params": 0, "texts": 0,
         "kernels": 1, "metrics": 1, "viz": 1,
         "data": 2, "features": 2,
         "optim": 3,
-        "methods": 4,
-        "experiments": 5,
-        "ui": 6,
-        "cli": 7,
-        "__init__": 8}
+        "engines": 4,
+        "methods": 5,
+        "experiments": 6,
+        "ui": 7,
+        "cli": 8,
+        "__init__": 9}
 PLOTTING = {"panel", "holoviews", "bokeh"}
 MAY_PLOT = {"viz", "ui", "cli"}
 UI_REACHES = {"_params", "texts", "metrics", "viz", "data", "methods", "experiments"}
 
 
 def _unit(module: str) -> str:
-    """``explorer.optim.l12`` → ``optim``; the package itself → ``__init__``."""
+    """``explorer.engines.fgm.l12`` → ``optim``; the package itself → ``__init__``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
@@ -92,15 +93,60 @@ def test_other_units_are_used_through_their_public_names():
     assert not private, f"imports of another unit's private modules: {private}"
 
 
-MASTERS = {"explorer.optim.l12", "explorer.optim.l12_master", "explorer.optim.prox_newton",
-           "explorer.optim.bundle", "explorer.optim.cut_problem", "explorer.optim.group_master"}
+ENGINES = sorted(p.name for p in (PACKAGE / "engines").iterdir()
+                 if (p / "__init__.py").exists())
+
+
+def _engine(module: str) -> str | None:
+    """``explorer.engines.fgm.refine`` → ``fgm``; anything else → None."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "engines" else None
+
+
+def test_every_method_has_its_engine():
+    assert ENGINES == ["fgm", "fs_manifold", "fs_multi", "fsa", "grfl"]
+
+
+def test_the_core_imports_no_engine():
+    """``explorer.optim`` is the method-agnostic core: the loss table, datafits, penalties,
+    APG, stopping, the block cache, the master protocol, the outer loop, the level method."""
+    into = [(module, target) for module, target in _edges()
+            if _unit(module) == "optim" and _unit(target) == "engines"]
+    assert not into, into
+
+
+def test_engines_use_the_core_through_its_public_names_and_not_each_other():
+    """An engine imports ``explorer.optim`` itself (its ``__all__`` is the core's contract), never
+    one of its modules, and no other engine: each method's engine stands alone on the core."""
+    reached = [(module, target) for module, target in _edges()
+               if _engine(module) and target.startswith("explorer.optim.")]
+    assert not reached, f"engines reaching into the core's modules: {reached}"
+    across = [(module, target) for module, target in _edges()
+              if _engine(module) and _engine(target) and _engine(target) != _engine(module)]
+    assert not across, f"engines importing each other: {across}"
+
+
+def test_methods_reach_engines_and_core_through_their_packages():
+    deep = [(module, target) for module, target in _edges()
+            if _unit(module) == "methods"
+            and (target.startswith("explorer.optim.")
+                 or (_engine(target) and target.count(".") > 2))]
+    assert not deep, f"methods reaching into a module of the core or an engine: {deep}"
 
 
 def test_the_shared_outer_loop_knows_no_master():
-    """The cutting-plane loop drives any master through the protocol: it imports none of
-    the methods' masters (FGM's lived in its module and the bundle took its constant from it)."""
+    """The cutting-plane loop drives any master through the protocol (FGM's master once lived in
+    its module and the bundle took its constant from it)."""
     _, targets = _imports(PACKAGE / "optim" / "cutting_plane.py")
-    assert not MASTERS & set(targets)
+    assert not [t for t in targets if t.startswith("explorer.engines")]
+
+
+def test_the_reader_sees_a_deep_import_into_the_core():
+    """The engine checks above are only as good as the reader: an engine file written with a
+    core module's path must show up as that path."""
+    module, targets = _imports(PACKAGE / "engines" / "fgm" / "l12.py")
+    assert module == "explorer.engines.fgm.l12"
+    assert "explorer.optim" in targets and "explorer.kernels" in targets
 
 
 def test_the_import_reader_sees_lazy_and_relative_imports():

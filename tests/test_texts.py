@@ -81,7 +81,7 @@ def test_fgm_text_names_the_solver_each_master_took(monkeypatch):
     Newton; the record and its text say so, and only for those masters."""
     import sys
 
-    cpm = sys.modules["explorer.optim.l12_master"]  # FGM's master, patched where it lives
+    cpm = sys.modules["explorer.engines.fgm.l12_master"]  # FGM's master, patched where it lives
     newton_masters = []
     real = cpm.L12Master._solve_newton
 

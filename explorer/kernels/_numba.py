@@ -282,7 +282,8 @@ def f1_most_violated_table(sp, sn, n):
     ``sp``/``sn`` the prefix sums of the sorted positive/negative scores: for each a the
     objective is concave in b, so b is found by binary search on its increments (first
     maximiser); the first a with the largest value wins. Its numpy twin is Joachims' grid,
-    :func:`explorer.optim.structured.most_violated_grid` (and brute force), in the tests."""
+    :func:`explorer.engines.fs_multi.structured.most_violated_grid` (and brute force), in the
+    tests."""
     P = sp.size - 1
     N = sn.size - 1
     best_a, best_b, best = 0, 0, -np.inf
@@ -811,7 +812,7 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
     """Up to ``budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on a dense working
     matrix X (n × W, standardised implicitly by ``mean``/``scale``): gradient step with the
     ridge prior's exact prox, keep the ``schedule[e]`` largest |β| of the alive columns (ties:
-    the earlier column), the step size chosen by :class:`explorer.optim.annealing.StepRule`
+    the earlier column), the step size chosen by :class:`explorer.engines.fsa.annealing.StepRule`
     (η halved until the new model lies under the data term's quadratic majoriser, doubled
     after ``grow_after`` steps accepted at once, at most ``eta_max``; ``slack``: the test's
     rounding allowance relative to the values). The compiled path of

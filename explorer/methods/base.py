@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._params import ParamSpec, specs_by_name  # noqa: F401  (re-exported)
 from ..data import DataError, as_matrix, check_binary, check_finite, check_labels, check_rows
 from ..kernels.chunked import as_chunked, is_dask
-from ..optim.master import WarmStart
+from ..optim import WarmStart
 
 Callback = Callable[["IterationRecord"], Any]
 _INDEX = np.dtype(np.int64)  # the dtype of a record's selected indices

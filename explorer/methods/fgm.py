@@ -30,11 +30,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import ParamSpec, cv_choice
+from ..engines.fgm import OVERSELECT, L12Master, refine_path
 from ..features import BinnedSpace, Columns, LinearSpace, Poly2Space
 from ..kernels import take_columns
 from ..kernels.chunked import interruptible
-from ..optim import LOSSES, L12Master, OuterStep, Stopping, WarmStart, cutting_plane
-from ..optim.refine import OVERSELECT, refine_path
+from ..optim import LOSSES, OuterStep, Stopping, WarmStart, cutting_plane
 from ._cutting import (
     block_record_info,
     candidate_norms,
@@ -105,7 +105,7 @@ class FGM(BaseSelector):
         and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4); then
         exchange rounds (the ⌈k/2⌉ best-scored features outside join, refit, prune back,
         refit) are kept while each lowers the restricted loss by more than abess's threshold
-        (at most 8; :func:`~explorer.optim.refine.splice`); one more record shows the pruned
+        (at most 8; :func:`~explorer.engines.fgm.refine.splice`); one more record shows the pruned
         set and the rounds. Linear features only.
     k : int or None
         The number of features wanted (None: the paper's count, B ≤ #selected ≤ T·B). The
@@ -326,7 +326,7 @@ class FGM(BaseSelector):
     def _prune_and_refit(self, X, y, result, recorder: Recorder, B_grown: int,
                          space) -> None:
         """refine='auto': keep the k features of largest sacrifice, refit, then exchange
-        rounds while the restricted loss falls (:func:`~explorer.optim.refine.splice`); one
+        rounds while the restricted loss falls (:func:`~explorer.engines.fgm.refine.splice`); one
         more record. A path that converged with fewer than k features is filled up to k
         first, by the forward sacrifice of the best-scored features outside it (one more
         pass)."""

@@ -10,7 +10,7 @@ Two layers of cutting planes:
 * outer — FGM's loop (:func:`explorer.optim.cutting_plane`, the same code): score every
   feature by (Xᵀs)² with s_i = (1/n) Σ_k α_k (y_i − ȳᵏ_i) and add the top B as a block;
 * inner — the bundle method on the primal ½(Σ_t‖w_t‖)² + C·R_emp(w) over the blocks
-  (:class:`explorer.optim.bundle.BundleMaster`), each step adding the most violated labeling
+  (:class:`explorer.engines.fs_multi.BundleMaster`), each step adding the most violated labeling
   (Joachims' search, sorted: O(n log n)) as a cut, solving the cut problem through its small
   dual (13) with Clarabel, and stopping on a certified gap: best true objective minus the cut
   model's minimum ≤ ``inner_tol`` × (J(0) − model minimum), i.e. relative to the progress over
@@ -37,10 +37,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import ParamSpec, cv_choice
+from ..engines.fs_multi import BundleMaster, default_k
 from ..features import LinearSpace
 from ..optim import OuterStep, WarmStart, cutting_plane
-from ..optim.bundle import BundleMaster
-from ..optim.structured import default_k
 from ._cutting import (
     block_record_info,
     candidate_norms,

@@ -14,7 +14,7 @@ a query). ``basis="piecewise_linear"`` expands each variable into B+1 hat respon
 training range (§2.5.1) kept or killed as a group by its norm, with the smoothness prior (13).
 
 The loop itself — the shrinking working matrix, the compiled steps, the dask working set,
-the divergence guard — is :mod:`explorer.optim.annealing`; this module declares the
+the divergence guard — is :mod:`explorer.engines.fsa.annealing`; this module declares the
 parameters and wires the loss and the fitted attributes.
 """
 
@@ -24,11 +24,8 @@ import numpy as np
 
 from .._params import ParamSpec
 from ..data import DataError, check_finite
-from ..optim.annealing import Annealing, AnnealingRun, anneal, first_pass, gram_norm
-from ..optim.datafits import Datafit, PairwiseDatafit
-from ..optim.losses import make_loss
-from ..optim.master import WarmStart
-from ..optim.schedules import fsa_schedule
+from ..engines.fsa import Annealing, AnnealingRun, anneal, first_pass, fsa_schedule, gram_norm
+from ..optim import Datafit, PairwiseDatafit, WarmStart, make_loss
 from .base import BaseSelector, Recorder, register
 
 SETTLED = 1e-4  # relative change of the objective in the last step of a converged run
@@ -198,7 +195,7 @@ class FSA(BaseSelector):
 
     def _certify(self, run: AnnealingRun, outcome: str, recorder: Recorder) -> None:
         """``objective_``: the objective of the returned model (the last iterate: with the
-        step rule of :class:`~explorer.optim.annealing.StepRule` the objective only decreases
+        step rule of :class:`~explorer.engines.fsa.annealing.StepRule` the objective only decreases
         once the schedule stops killing, so it is also the best iterate with k variables);
         ``converged_``: whether the last step changed it by at most ``SETTLED`` relatively.
         A schedule that ends before that warns: more iterations would change the model."""

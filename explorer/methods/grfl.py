@@ -5,7 +5,7 @@ Problem (1): choose a finite set of features from a continuously parametrised fa
 their weights to minimise Σ_t Σ_i L(y_it, Φ(w_t + w̃) + b_t) + λ_s‖w̃‖₁ + λ_p Σ_g ‖W_g‖_q.
 Algorithm 1 (column generation) is FGM's outer loop (:func:`explorer.optim.cutting_plane`)
 with one group per step: solve the restricted master on the active features
-(:class:`explorer.optim.group_master.GroupMaster`: FISTA with warm starts, or the ADMM of §4.1),
+(:class:`explorer.engines.grfl.GroupMaster`: FISTA with warm starts, or the ADMM of §4.1),
 then draw ``n_candidates`` parameter values (:class:`explorer.features.SampledSpace`), score
 each candidate group by its violation ‖h‖_{q′}, h_t = φᵀL′_t (and |Σ_t h_t| for the shared
 weights) — the same Φᵀr product the other methods use, over generated columns — and add the
@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._params import ParamSpec
+from ..engines.grfl import GroupMaster, loss_gradient
 from ..features import (
     FixedFamily,
     FourierFamily,
@@ -45,7 +46,6 @@ from ..features import (
     median_bandwidth,
 )
 from ..optim import OuterStep, WarmStart, cutting_plane
-from ..optim.group_master import GroupMaster, loss_gradient
 from .base import BaseSelector, Recorder, register
 
 COARSE_KKT = 1e-1  # KKT residual (relative to λ) of the masters inside the loop
@@ -192,7 +192,7 @@ class GrFL(BaseSelector):
     def _fit(self, X, y, recorder: Recorder, image_shape=None, feature_family=None, **_):
         """Algorithm 1 as FGM's outer loop (:func:`~explorer.optim.cutting_plane`) with one
         group per step, over a :class:`~explorer.features.SampledSpace` and the
-        :class:`~explorer.optim.group_master.GroupMaster`; it stops when no sampled candidate
+        :class:`~explorer.engines.grfl.group_master.GroupMaster`; it stops when no sampled candidate
         violates the optimality conditions by more than ε (score ≤ 1 + tol)."""
         Y = self._targets(y)
         T = Y.shape[1]

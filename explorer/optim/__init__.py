@@ -1,14 +1,16 @@
-"""Reusable numerics with no method knowledge: the loss table, datafits, penalties, the one APG,
-the certified stopping rule, the cutting-plane outer loop and the restricted masters.
-``docs/architecture.md`` shows how they compose into the methods."""
+"""The method-agnostic core of the numerics: the loss table, datafits, penalties and their prox,
+the one APG, the certified stopping rule, the block cache, the master protocol, the
+cutting-plane outer loop and the level method. It knows no method: each method's engine
+(``explorer.engines``) builds on these names. ``docs/architecture.md`` shows how they compose."""
 
 from .apg import Composite, SolverResult, apg
-from .cache import BlockCache, block_norms
-from .cutting_plane import CuttingPlaneResult, OuterStep, cutting_plane
-from .l12 import L12Problem, solve_l12
-from .l12_master import L12Master
+from .cache import BlockCache, CachedMaster, block_norms
+from .cutting_plane import CuttingPlaneResult, OuterStep, best_on_ray, cutting_plane
+from .datafits import Datafit, PairwiseDatafit
+from .level import LevelResult, LevelStep, level_method
 from .losses import (
     LOSSES,
+    NUMBA_CODES,
     HuberHinge,
     Logistic,
     Lorenz,
@@ -18,7 +20,7 @@ from .losses import (
     make_loss,
 )
 from .master import MasterSolution, WarmStart
-from .penalties import GroupLq, L1Squared
+from .penalties import GroupLq, L1Squared, block_size, group_norms, prox_groups
 from .prox import (
     l1_squared_block_scales,
     prox_group_l2,
@@ -26,14 +28,22 @@ from .prox import (
     prox_l1_squared,
     soft_threshold,
 )
-from .stopping import COARSE_GAP, COARSE_STALL, Stopping, coarse_stopping, relative_gap
+from .stopping import (
+    COARSE_GAP,
+    COARSE_STALL,
+    TINY,
+    Stopping,
+    coarse_stopping,
+    relative_gap,
+)
 
 __all__ = [
-    "BlockCache", "COARSE_GAP", "COARSE_STALL", "Composite", "CuttingPlaneResult", "GroupLq",
-    "HuberHinge", "L12Master",
-    "L12Problem", "L1Squared", "LOSSES", "Logistic", "Lorenz", "MarginLoss", "MasterSolution",
-    "OuterStep", "SolverResult", "Squared", "SquaredHinge", "Stopping", "WarmStart", "apg",
-    "block_norms", "coarse_stopping",
-    "cutting_plane", "l1_squared_block_scales", "make_loss", "prox_group_l2", "prox_group_lq",
-    "prox_l1_squared", "relative_gap", "soft_threshold", "solve_l12",
+    "COARSE_GAP", "COARSE_STALL", "LOSSES", "NUMBA_CODES", "TINY",
+    "BlockCache", "CachedMaster", "Composite", "CuttingPlaneResult", "Datafit", "GroupLq",
+    "HuberHinge", "L1Squared", "LevelResult", "LevelStep", "Logistic", "Lorenz", "MarginLoss",
+    "MasterSolution", "OuterStep", "PairwiseDatafit", "SolverResult", "Squared", "SquaredHinge",
+    "Stopping", "WarmStart",
+    "apg", "best_on_ray", "block_norms", "block_size", "coarse_stopping", "cutting_plane",
+    "group_norms", "l1_squared_block_scales", "level_method", "make_loss", "prox_group_l2",
+    "prox_group_lq", "prox_groups", "prox_l1_squared", "relative_gap", "soft_threshold",
 ]

@@ -6,9 +6,9 @@ score → generate a block (worst-case analysis, Alg. 2) → restricted master �
 The loop only knows two protocols: a :class:`~explorer.features.FeatureSpace` (ranks candidates
 for a signal vector and materialises chosen ones) and a restricted master (adds a block, solves,
 returns the next signal and, if it can, the terms of a certified lower bound). FGM plugs in the
-ℓ1² primal master solved by APG (:class:`~explorer.optim.l12_master.L12Master`); FS-multi
+ℓ1² primal master solved by APG (:class:`~explorer.engines.fgm.l12_master.L12Master`); FS-multi
 plugs in its bundle master;
-GrFL its group master (:class:`~explorer.optim.group_master.GroupMaster`) over a
+GrFL its group master (:class:`~explorer.engines.grfl.group_master.GroupMaster`) over a
 :class:`~explorer.features.SampledSpace`.
 """
 

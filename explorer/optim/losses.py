@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+PROX_STEPS = 60  # bound on the safeguarded Newton steps of a loss's proximal map
+
 
 class MarginLoss:
     """A convex loss of the margin z; subclasses define value, derivative and curvature."""
@@ -47,6 +49,40 @@ class MarginLoss:
         """Interval of a = −l′(z)."""
         return (0.0, np.inf)
 
+    def prox(self, v: np.ndarray, t: float) -> np.ndarray:
+        """argmin_z t·l(z) + ½(z − v)², element-wise: the root of φ(z) = t·l′(z) + z − v, which
+        lies between v and v − t·l′(v) (l′ is monotone). Newton's method kept inside that
+        bracket, falling back to bisection when a step would leave it or when the last step did
+        not halve the one before (rtsafe's rule); at most ``PROX_STEPS`` steps."""
+        if not self.convex:
+            raise ValueError(f"the {self.name} loss is not convex: it has no proximal map")
+        if not t > 0:
+            raise ValueError(f"the proximal step must be positive, got {t!r}")
+        v = np.asarray(v, dtype=np.float64)
+        other = v - t * self.derivative(v)
+        lo, hi = np.minimum(v, other), np.maximum(v, other)
+        z = 0.5 * (lo + hi)
+        last = hi - lo
+        for _ in range(PROX_STEPS):
+            phi = t * self.derivative(z) + z - v
+            lo = np.where(phi < 0, z, lo)
+            hi = np.where(phi > 0, z, hi)
+            dx = phi / (t * self.second_derivative(z) + 1.0)
+            newton = z - dx
+            use = (newton > lo) & (newton < hi) & (2.0 * np.abs(dx) <= np.abs(last))
+            step = np.where(use, newton, 0.5 * (lo + hi))
+            last = np.abs(step - z)
+            z = step
+            if np.max(last, initial=0.0) <= 1e-15 * max(1.0, np.max(np.abs(z), initial=0.0)):
+                break
+        return z
+
+    def argument(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(D, e) with the loss's argument D·f + e: the margin y·f (D = y, e = 0), or for a
+        residual loss f − y."""
+        y = np.asarray(y, dtype=np.float64)
+        return y, np.zeros_like(y)
+
     def value_at(self, y: np.ndarray, f: np.ndarray) -> np.ndarray:
         """l(y, f) element-wise."""
         return self.value(y * f)
@@ -75,6 +111,11 @@ class SquaredHinge(MarginLoss):
 
     def second_derivative(self, z):
         return (np.asarray(z) < 1.0).astype(np.float64)  # 1 where the margin is violated
+
+    def prox(self, v, t):
+        """Closed form: v where the margin holds (v ≥ 1), else (v + t)/(1 + t)."""
+        v = np.asarray(v, dtype=np.float64)
+        return np.where(v >= 1.0, v, (v + t) / (1.0 + t))
 
     def conj_neg(self, a):
         a = np.asarray(a, dtype=float)
@@ -187,6 +228,13 @@ class Squared(MarginLoss):
 
     def grad_at(self, y, f):
         return f - y
+
+    def argument(self, y):
+        y = np.asarray(y, dtype=np.float64)
+        return np.ones_like(y), -y
+
+    def prox(self, v, t):
+        return np.asarray(v, dtype=np.float64) / (1.0 + t)
 
     def conj_neg(self, a):
         """l*(−a) for l(r) = ½r²: ½a² (no constraint on the sign of a)."""

@@ -57,7 +57,7 @@ class GroupLq:
 
     def _block(self, n_rows: int) -> int:
         if self.block is None:
-            self.block = _block_size(self.groups, n_rows)
+            self.block = block_size(self.groups, n_rows)
         return self.block
 
     def norms(self, W: np.ndarray) -> np.ndarray:
@@ -73,7 +73,7 @@ class GroupLq:
 
 
 
-def _block_size(groups, c: int) -> int:
+def block_size(groups, c: int) -> int:
     """g if the groups are the consecutive blocks [0, g), [g, 2g), … covering all c columns
     (GrFL's layout), else 0."""
     if not groups:
@@ -88,10 +88,10 @@ def _block_size(groups, c: int) -> int:
 
 
 def group_norms(W: np.ndarray, groups, q: float, block: int | None = None) -> np.ndarray:
-    """‖W_g‖_q per group; ``block`` is :func:`_block_size` when the caller knows it."""
+    """‖W_g‖_q per group; ``block`` is :func:`block_size` when the caller knows it."""
     if not groups:
         return np.zeros(0)
-    g = _block_size(groups, W.shape[0]) if block is None else block
+    g = block_size(groups, W.shape[0]) if block is None else block
     if g:
         A = np.abs(W.reshape(len(groups), -1))
         return A.max(axis=1) if q == np.inf else np.sum(A ** q, axis=1) ** (1.0 / q)
@@ -102,7 +102,7 @@ def group_norms(W: np.ndarray, groups, q: float, block: int | None = None) -> np
 def prox_groups(V: np.ndarray, groups, threshold: float, q: float,
                 block: int | None = None) -> np.ndarray:
     """Prox of threshold·Σ_g ‖V_g‖_q (each group's block flattened over its columns and tasks)."""
-    g = _block_size(groups, V.shape[0]) if block is None else block
+    g = block_size(groups, V.shape[0]) if block is None else block
     if g:
         return prox_group_lq(V.reshape(len(groups), -1), threshold, q).reshape(V.shape)
     out = V.copy()

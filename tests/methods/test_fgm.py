@@ -349,7 +349,7 @@ def test_once_a_master_crawls_the_polish_goes_straight_to_newton():
     budget (which it used to spend in full). The polished objective still equals an
     independent conic solver's on the same blocks."""
     from explorer.data import make_sparse_wide
-    from explorer.optim.l12_master import APG_FIRST
+    from explorer.engines.fgm.l12_master import APG_FIRST
 
     ds = make_sparse_wide(1000, 30_000, nnz_per_row=150, seed=0)
     fgm = FGM(B=10, feature_scaling=None).fit(ds.X, ds.y)
@@ -632,8 +632,8 @@ def test_the_refit_starts_from_the_pruned_path_model(digits38):
     """The refinement's refit curve starts where the path left off (its model without the
     pruned features), not at the empty model's C·Σ l(0) far above the path: the same weights
     as a refit from zero, in fewer Newton steps."""
+    from explorer.engines.fgm.refine import restricted_fit
     from explorer.optim.losses import make_loss
-    from explorer.optim.refine import restricted_fit
     from explorer.optim.stopping import Stopping
 
     X, y = digits38.X, np.where(digits38.y == digits38.y.max(), 1.0, -1.0)

@@ -13,14 +13,14 @@ from sklearn.svm import SVC
 
 from explorer import FSManifold
 from explorer.data import DataError, make
-from explorer.methods.fs_manifold import _weighted_gram
-from explorer.optim.level import level_projection, lower_bound, project_capped_simplex
-from explorer.optim.manifold import (
+from explorer.engines.fs_manifold.manifold import (
     knn_graph,
     laplacian,
     manifold_kernel,
     manifold_kernel_direct,
 )
+from explorer.methods.fs_manifold import _weighted_gram
+from explorer.optim.level import level_projection, lower_bound, project_capped_simplex
 from explorer.texts import explain
 
 

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
+import explorer.engines.fs_multi.bundle as bundle_module
 import explorer.methods.fgm as fgm_module
 import explorer.methods.fs_multi as fs_multi_module
-import explorer.optim.bundle as bundle_module
 from explorer import FSMulti
 from explorer.data import make
+from explorer.engines.fs_multi.cut_problem import solve_cut_problem
+from explorer.engines.fs_multi.structured import delta
 from explorer.metrics import f1, macro_f1, prbep, recall_at_k
-from explorer.optim.cut_problem import solve_cut_problem
-from explorer.optim.structured import delta
 from explorer.texts import explain
 from tests.conftest import as_layout
 
@@ -268,7 +268,8 @@ def _cut_model(P, q, beta, bounds, C, coef, intercept):
 def test_cut_solution_is_the_models_minimiser_not_just_its_value():
     """The point handed back must attain the model's minimum: read off the interior-point
     multipliers it sat 25 % above it on raw pixels with C = 10·n, and the bundle stalled."""
-    data = np.load(Path(__file__).parents[1] / "optim" / "data" / "cut_problem_unscaled_digits.npz")
+    data = np.load(Path(__file__).parents[1] / "engines" / "data"
+                   / "cut_problem_unscaled_digits.npz")
     P, q, beta, C, R = data["P"], data["q"], data["beta"], float(data["C"]), float(data["R"])
     bounds = [tuple(b) for b in data["bounds"]]
     ours = solve_cut_problem(P, q, beta, bounds, C=C, R=R)

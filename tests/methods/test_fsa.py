@@ -8,14 +8,14 @@ import scipy.sparse as sp
 
 from explorer import FSA
 from explorer.data import DataError, load, make
+from explorer.engines.fsa.annealing import Annealing, AnnealingRun
+from explorer.engines.fsa.schedules import fsa_schedule, schedule_cost
 from explorer.experiments import check_compatible
 from explorer.features import PiecewiseLinearBasis
 from explorer.kernels import _reference as ref
 from explorer.metrics import auc, pairwise_accuracy, recovery, rmse
-from explorer.optim.annealing import Annealing, AnnealingRun
 from explorer.optim.datafits import Datafit, PairwiseDatafit
 from explorer.optim.losses import HuberHinge, Logistic, Lorenz, Squared
-from explorer.optim.schedules import fsa_schedule, schedule_cost
 from explorer.texts import explain
 from tests.conftest import as_layout
 
@@ -243,7 +243,7 @@ def test_sparse_input_is_never_densified(correlated):
 def test_compiled_steps_follow_the_numpy_steps(loss, order, dtype, monkeypatch):
     """The numba kernel is the same iteration as the numpy path: records (loss, kept set,
     killed set, β) and the final model agree, for every compiled loss and memory layout."""
-    import explorer.optim.annealing as annealing_module
+    import explorer.engines.fsa.annealing as annealing_module
 
     if loss == "squared":
         ds = make("fsa-regression", n_samples=200, n_features=120, k_star=5, seed=1)

@@ -10,8 +10,8 @@ from sklearn.svm import LinearSVC
 
 from explorer import GrFL
 from explorer.data._synthetic import make_textures, make_xor
+from explorer.engines.grfl.group_master import fista_master, loss_gradient
 from explorer.features import FixedFamily, GaborFamily
-from explorer.optim.group_master import fista_master, loss_gradient
 from explorer.texts import explain
 
 
@@ -97,7 +97,7 @@ def test_admm_and_fista_reach_the_same_model(xor):
         [p.v.tolist() for p in b.generated_params_][:len(a.generated_params_)] or \
         abs(a.score(xor.X_test, xor.y_test) - b.score(xor.X_test, xor.y_test)) < 0.03
     # on the same generated columns, both masters solved to the default tol agree
-    from explorer.optim.group_master import admm_master, fista_master
+    from explorer.engines.grfl.group_master import admm_master, fista_master
 
     Phi = a.transform(xor.X)
     Y = np.where(xor.y == a.classes_[1], 1.0, -1.0)[:, None]

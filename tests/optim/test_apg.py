@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sklearn.linear_model import Lasso
 
+from explorer.engines.grfl.group_master import GroupProblem, fista_master
 from explorer.optim import Stopping, apg
-from explorer.optim.group_master import GroupProblem, fista_master
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -59,8 +59,8 @@ def test_bad_knobs_raise(eta, L0):
 def test_stall_ends_an_uncertified_solve_and_bad_stall_raises():
     """``stall`` (the paper's relative objective change, for solves that only steer an outer
     loop) stops before the certificate, says converged=False, and costs fewer steps."""
+    from explorer.engines.fgm.l12 import solve_l12
     from explorer.optim import BlockCache
-    from explorer.optim.l12 import solve_l12
     from explorer.optim.losses import make_loss
 
     rng = np.random.default_rng(4)

@@ -96,9 +96,9 @@ def test_every_master_solve_leaves_the_point_it_reports(monkeypatch):
 
     from explorer import FGM
     from explorer.data import make_sparse_wide
-    from explorer.optim.l12 import L12Problem
+    from explorer.engines.fgm.l12 import L12Problem
 
-    cpm = sys.modules["explorer.optim.l12_master"]  # FGM's master, patched where it lives
+    cpm = sys.modules["explorer.engines.fgm.l12_master"]  # FGM's master, patched where it lives
     checked, solvers = [], []
 
     def checking(method):
@@ -140,7 +140,7 @@ def test_a_coarse_master_that_crawls_goes_on_by_newton_to_its_certificate(monkey
     from explorer import FGM
     from explorer.data import make_sparse_wide
 
-    cpm = sys.modules["explorer.optim.l12_master"]  # FGM's master, patched where it lives
+    cpm = sys.modules["explorer.engines.fgm.l12_master"]  # FGM's master, patched where it lives
     log = []
     real = cpm.L12Master.solve
 

@@ -120,3 +120,41 @@ def test_second_derivative_is_the_finite_difference_of_the_derivative(name):
     fd = (loss.derivative(z + h) - loss.derivative(z - h)) / (2 * h)
     np.testing.assert_allclose(loss.second_derivative(z), fd, atol=1e-5)
     assert np.all(loss.second_derivative(Z) <= loss.curvature * (1 + 1e-9))
+
+
+@pytest.mark.parametrize(("name", "kw"), CONVEX_CASES)
+@pytest.mark.parametrize("t", [1e-3, 0.5, 2.0, 50.0])
+def test_prox_is_the_minimiser_found_by_a_scalar_search(name, kw, t):
+    """The table's proximal map (closed forms, and the safeguarded Newton shared by the
+    others) against Brent's method on t·l(z) + ½(z − v)² at points on every piece."""
+    loss = make_loss(name, **kw)
+    v = np.linspace(-4.0, 4.0, 33)
+    got = loss.prox(v, t)
+    for vi, zi in zip(v, got):
+        def objective(z, vi=vi):
+            return t * float(loss.value(np.array(z))) + 0.5 * (z - vi) ** 2
+        ref = minimize_scalar(objective, bracket=(vi - 1.0, vi + 1.0), tol=1e-12).x
+        assert objective(zi) <= objective(ref) + 1e-12
+        assert abs(zi - ref) < 1e-5
+
+
+@pytest.mark.parametrize("t", [0.0, -1.0, float("nan")])
+def test_prox_refuses_a_step_that_is_not_positive(t):
+    with pytest.raises(ValueError, match="positive"):
+        make_loss("logistic").prox(np.zeros(3), t)
+
+
+def test_a_non_convex_loss_has_no_prox():
+    with pytest.raises(ValueError, match="not convex"):
+        make_loss("lorenz").prox(np.zeros(3), 1.0)
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_the_argument_map_gives_the_loss_the_table_evaluates(name):
+    """D·f + e is the argument ``value_at`` evaluates the loss at (margin or residual)."""
+    rng = np.random.default_rng(1)
+    y = np.sign(rng.standard_normal(20)) if name != "squared" else rng.standard_normal(20)
+    f = rng.standard_normal(20)
+    loss = make_loss(name)
+    D, e = loss.argument(y)
+    np.testing.assert_allclose(loss.value(D * f + e), loss.value_at(y, f), rtol=1e-15)

@@ -7,9 +7,9 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
+from explorer.engines.fgm import L12Master, solve_l12
 from explorer.optim import (
     BlockCache,
-    L12Master,
     Logistic,
     SquaredHinge,
     Stopping,
@@ -18,7 +18,6 @@ from explorer.optim import (
     prox_group_lq,
     prox_l1_squared,
     soft_threshold,
-    solve_l12,
 )
 from tests.reference_solvers import l12_master_reference, prox_l1_squared_reference
 
@@ -165,7 +164,7 @@ def test_numba_master_ends_when_its_stop_flag_is_raised():
     import threading
     import time
 
-    from explorer.optim.l12 import NUMBA_MAX_CELLS
+    from explorer.engines.fgm.l12 import NUMBA_MAX_CELLS
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((200, 40))
@@ -230,8 +229,8 @@ def test_newton_refit_equals_the_conic_reference_on_badly_scaled_columns(loss_na
     """The restricted ℓ2 model by Newton's method on raw-pixel-like scales (0…16, uncentred),
     where first-order steps need thousands of iterations: the conic solver's objective and
     weights, and a certified gap."""
+    from explorer.engines.fgm.refine import restricted_fit
     from explorer.optim.losses import make_loss
-    from explorer.optim.refine import restricted_fit
     from explorer.optim.stopping import Stopping
     from tests.reference_solvers import l12_master_reference
 
@@ -254,7 +253,7 @@ def test_a_started_refit_reaches_the_conic_reference(solver, start, monkeypatch)
     """The refit started from a model (the path's, pruned): the same minimiser as the
     conic reference either way, its trace starting at that model's objective when it is below
     the empty model's and at the empty model's otherwise (a start far off is not taken)."""
-    from explorer.optim import refine
+    from explorer.engines.fgm import refine
     from explorer.optim.losses import make_loss
     from explorer.optim.stopping import Stopping
     from tests.reference_solvers import l12_master_reference

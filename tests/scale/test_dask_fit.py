@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import explorer.optim.annealing as annealing_module
+import explorer.engines.fsa.annealing as annealing_module
 from explorer import FGM, FSA, GrFL
 from explorer.data import DataError
 

@@ -1,12 +1,15 @@
 """The SVM dual solver FS-Manifold's oracle uses, against libsvm and its optimality conditions."""
 
+import importlib
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.svm import SVC
 
-from explorer.optim import svm_dual as module
-from explorer.optim.svm_dual import svm_dual
+from explorer.engines.fs_manifold import svm_dual
+
+module = importlib.import_module("explorer.engines.fs_manifold.svm_dual")
 
 
 def _dual_value(K, y, a):

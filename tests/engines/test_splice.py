@@ -1,4 +1,4 @@
-"""The exchange rounds of FGM's refinement (:func:`explorer.optim.refine.splice`) against an
+"""The exchange rounds of FGM's refinement (:func:`explorer.engines.fgm.refine.splice`) against an
 exhaustive search over restricted SVMs."""
 
 from itertools import combinations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
+from explorer.engines.fgm.refine import restricted_fit, splice
 from explorer.optim.losses import make_loss
-from explorer.optim.refine import restricted_fit, splice
 from explorer.optim.stopping import Stopping
 
 C = 1.0
@@ -99,7 +99,7 @@ def test_rounds_read_only_the_candidate_columns_when_given_the_kept_ones():
 def test_newton_hessian_updated_by_changed_rows_is_the_direct_sum(loss_name):
     """The finite Newton method's Hessian, updated from the last step's by the rows whose
     curvature changed, equals Aᵀdiag(d2)A summed afresh, along a sequence of models."""
-    from explorer.optim.refine import _curvature_gram, curvature_weights
+    from explorer.engines.fgm.refine import _curvature_gram, curvature_weights
 
     rng = np.random.default_rng(3)
     A = rng.standard_normal((400, 7))

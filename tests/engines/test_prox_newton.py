@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from explorer.optim import BlockCache, L12Problem, Stopping
+from explorer.engines.fgm import L12Problem
+from explorer.engines.fgm.prox_newton import prox_newton_l12, usable
+from explorer.optim import BlockCache, Stopping
 from explorer.optim.losses import make_loss
-from explorer.optim.prox_newton import prox_newton_l12, usable
 from tests.reference_solvers import l12_master_reference
 
 
@@ -70,7 +71,7 @@ def test_the_hessian_runs_on_one_blas_thread_and_restores_the_count():
     worker as here), every time, and the caller's thread count comes back afterwards."""
     from threadpoolctl import threadpool_info
 
-    from explorer.optim.prox_newton import _one_blas_thread
+    from explorer.engines.fgm.prox_newton import _one_blas_thread
 
     def blas_threads():
         return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]

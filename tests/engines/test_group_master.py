@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.optim.group_master import (
+from explorer.engines.grfl.group_master import (
     admm_master,
     fista_master,
     loss_gradient,

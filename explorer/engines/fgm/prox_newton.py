@@ -18,11 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-from ..kernels import weighted_gram
-from .apg import SolverResult
+from ...kernels import weighted_gram
+from ...optim import SolverResult, Stopping
 from .l12 import L12Problem
 from .refine import curvature_weights
-from .stopping import Stopping
 
 MAX_WIDTH = 400          # cached columns up to which the final master is solved this way
 MAX_GRAM_CELLS = 4e8     # n·W² (the Hessian's cost) up to which it is
@@ -34,7 +33,7 @@ _THREADPOOLS: list[ThreadpoolController] = []
 def prox_newton_l12(problem: L12Problem, coef0: np.ndarray, intercept0: float, *,
                     stopping: Stopping, interrupt=None) -> SolverResult:
     """Minimise ``½(Σ_t‖ω_t‖)² + C Σ_i l(y_i(a_iᵀω + b))`` from (coef0, intercept0); the
-    result has the same form as :func:`~explorer.optim.l12.solve_l12`'s."""
+    result has the same form as :func:`~explorer.engines.fgm.l12.solve_l12`'s."""
     x = problem.point(coef0, intercept0)
     F = problem.objective(x)
     trace = [F]

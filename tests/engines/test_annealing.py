@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from explorer.engines.fsa.annealing import Annealing, anneal, first_pass
+from explorer.engines.fsa.schedules import fsa_schedule
 from explorer.methods.base import Recorder
-from explorer.optim.annealing import Annealing, anneal, first_pass
 from explorer.optim.datafits import Datafit
 from explorer.optim.losses import make_loss
-from explorer.optim.schedules import fsa_schedule
 from tests.conftest import as_layout
 
 

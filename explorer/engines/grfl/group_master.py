@@ -17,15 +17,23 @@ Two solvers over the same problem:
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
-from .apg import Composite, SolverResult, apg
-from .datafits import Datafit
-from .losses import make_loss
-from .master import MasterSolution
-from .penalties import GroupLq, _block_size, group_norms, prox_groups
-from .prox import soft_threshold
-from .stopping import COARSE_STALL, TINY, Stopping
+from ...optim import (
+    COARSE_STALL,
+    TINY,
+    Composite,
+    Datafit,
+    GroupLq,
+    MasterSolution,
+    SolverResult,
+    Stopping,
+    apg,
+    block_size,
+    group_norms,
+    make_loss,
+    prox_groups,
+    soft_threshold,
+)
 
 LOSSES = ("squared_hinge", "logistic", "squared")
 _SCALE = {"squared_hinge": 2.0, "logistic": 1.0, "squared": 2.0}  # the table's ½ undone
@@ -123,20 +131,10 @@ def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=Non
                eta=0.9, interrupt=interrupt)
 
 
-def _prox_loss(loss: str, v: np.ndarray, xi: float) -> np.ndarray:
-    """argmin_a L(a) + ξ/2 (a − v)² for the split variable a of each loss (Table 2)."""
-    if loss == "squared_hinge":       # L(a) = max(0, a)², a = 1 − y f
-        return np.where(v > 0, xi * v / (xi + 2.0), v)
-    if loss == "squared":             # L(a) = a², a = y − f
-        return xi * v / (xi + 2.0)
-    a = v.copy()                      # L(a) = log(1 + e^a), a = −y f: Newton on σ(a) + ξ(a−v)
-    for _ in range(30):
-        s = expit(a)
-        step = (s + xi * (a - v)) / (s * (1 - s) + xi)
-        a -= step
-        if np.max(np.abs(step)) < 1e-12:
-            break
-    return a
+def _prox_split(loss: str, v: np.ndarray, xi: float) -> np.ndarray:
+    """argmin_a s·l(−a) + ξ/2 (a − v)² for the split variable a = −(the loss's argument) of
+    §4.1, by the loss table's proximal map (s: Table 2's scale)."""
+    return -make_loss(loss).prox(-v, _SCALE[loss] / xi)
 
 
 def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None, b0=None,
@@ -150,14 +148,11 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
     xi = float(xi) if xi else max(10.0 / n, 0.1)
     eta = float(eta) if eta else max(10.0, float(c))
     eta_s = eta
-    # a = c_t − D_t (Φ(w_t + w̃) + b_t): D = Y, c = 1 (squared hinge); D = Y, c = 0 (logistic);
-    # D = I, c = y (squared)
-    if loss == "squared":
-        D = np.ones_like(Y)
-        cvec = Y.copy()
-    else:
-        D = Y.copy()
-        cvec = np.ones_like(Y) if loss == "squared_hinge" else np.zeros_like(Y)
+    # a = c − D (Φ(w_t + w̃) + b_t) is minus the loss's argument D·f + e (c = −e): the margin
+    # (D = Y) or the residual (D = 1, c = y); the paper's 1 − y f for the squared hinge is this
+    # a shifted by a constant, which leaves the iterates unchanged
+    D, e = datafit(loss, Y).loss.argument(Y)
+    cvec = -e
     W = np.zeros((c, T)) if W0 is None else W0.copy()
     ws = np.zeros(c) if ws0 is None or not shared else ws0.copy()
     b = np.zeros(T) if b0 is None else b0.copy()
@@ -173,7 +168,7 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
                   [xi * ones.T @ Phi, np.array([[xi * n]])]])
     A_inv = np.linalg.inv(A)
     S_inv = np.linalg.inv(T * xi * Phi.T @ Phi + eta_s * np.eye(c)) if shared else None
-    blk = _block_size(groups, c)
+    blk = block_size(groups, c)
     trace = [objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, blk)]
     stopping = Stopping(tol, max_iter)
     problem = GroupProblem(Phi, Y, groups, loss, lam_p, lam_s, q,
@@ -186,7 +181,7 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
             break
         F = Phi @ (W + ws[:, None]) + b[None, :]
         z = cvec - D * F
-        a = _prox_loss(loss, z + mu / xi, xi)
+        a = _prox_split(loss, z + mu / xi, xi)
         U = prox_groups(W + nu / eta, groups, lam_p / eta, q, blk)
         if shared:
             us = soft_threshold(ws + nus / eta_s, lam_s / eta_s)

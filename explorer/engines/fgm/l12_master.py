@@ -1,6 +1,6 @@
 """FGM's restricted master (Tan et al., §4–5): the ℓ1² primal over the generated blocks,
-solved by APG (:mod:`explorer.optim.l12`) or, when it is narrow, by proximal Newton
-(:mod:`explorer.optim.prox_newton`), with its certified lower bound (eq. 31's dual on the ray
+solved by APG (:mod:`explorer.engines.fgm.l12`) or, when it is narrow, by proximal Newton
+(:mod:`explorer.engines.fgm.prox_newton`), with its certified lower bound (eq. 31's dual on the ray
 through the recovered α). It plugs into the shared outer loop
 (:func:`~explorer.optim.cutting_plane.cutting_plane`) through the master protocol.
 """
@@ -11,14 +11,18 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...optim import (
+    BlockCache,
+    CachedMaster,
+    Datafit,
+    MarginLoss,
+    MasterSolution,
+    Stopping,
+    best_on_ray,
+    coarse_stopping,
+)
 from . import prox_newton
-from .cache import BlockCache, CachedMaster
-from .cutting_plane import best_on_ray
-from .datafits import Datafit
 from .l12 import L12Problem, loss_dual, recover_alpha, solve_l12
-from .losses import MarginLoss
-from .master import MasterSolution
-from .stopping import Stopping, coarse_stopping
 
 APG_MIN = 20  # APG steps every narrow solve gets before proximal Newton may take over
 APG_FIRST = 300  # ... and at most this many for a fine solve (the last master's polish)

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import explorer.optim.bundle as bundle_module
-import explorer.optim.cut_problem as cut_module
-from explorer.optim.cut_problem import solve_cut_problem
+import explorer.engines.fs_multi.bundle as bundle_module
+import explorer.engines.fs_multi.cut_problem as cut_module
+from explorer.engines.fs_multi.cut_problem import solve_cut_problem
 from tests.reference_solvers import cut_problem_reference
 
 
@@ -74,7 +74,7 @@ def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank, spl
     ``rank`` directions make that Gram singular. One block (split None: an all-features
     model) is a QP without cones. Either way the value is the dual objective at α, a lower
     bound on the model's minimum."""
-    from explorer.optim.cut_problem import PRIMAL_MAX_WIDTH
+    from explorer.engines.fs_multi.cut_problem import PRIMAL_MAX_WIDTH
 
     rng = np.random.default_rng(7)
     W, K = PRIMAL_MAX_WIDTH + 200, 12
@@ -95,7 +95,7 @@ def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank, spl
 @pytest.mark.parametrize("faer", [True, False])
 def test_one_block_dual_is_solved_with_or_without_faer(monkeypatch, faer):
     # Clarabel builds before 0.10 have no faer: the dense QP then uses the default solver
-    from explorer.optim.cut_problem import PRIMAL_MAX_WIDTH
+    from explorer.engines.fs_multi.cut_problem import PRIMAL_MAX_WIDTH
 
     monkeypatch.setattr(cut_module, "_has_faer", lambda: faer)
     assert (cut_module._settings(dense=True).direct_solve_method == "faer") is faer

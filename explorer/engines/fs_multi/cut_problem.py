@@ -1,5 +1,6 @@
 """FS-multi's cut problem: minimise ``½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + b β_k + q_k)``
-over |b| ≤ R, the model the bundle method (:mod:`explorer.optim.bundle`) minimises at each step.
+over |b| ≤ R, the model the bundle method (:mod:`explorer.engines.fs_multi.bundle`) minimises at
+each step.
 
 Cuts: R_emp(w, b) ≥ ⟨w, p_k⟩ + b β_k + q_k with p_k = −(1/n) Σ_i (y_i − ȳᵏ_i) x_i,
 β_k = −(1/n) Σ_i (y_i − ȳᵏ_i) and q_k = Δ(y, ȳᵏ). The intercept b is unpenalised and kept in

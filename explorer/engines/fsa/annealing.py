@@ -1,7 +1,7 @@
 """FSA's annealing loop (Barbu, She, Ding & Gramajo, TPAMI, Algorithm 1) as an optim/ part:
 β ← 0; for e = 1 … N_iter one gradient step β ← (I + ηP)⁻¹(β − η∇ℓ) (the quadratic prior's
 exact proximal step), then keep the M_e coefficients of largest |β_j| (the schedule (3),
-:func:`explorer.optim.schedules.fsa_schedule`), dropping the other columns for good.
+:func:`explorer.engines.fsa.schedules.fsa_schedule`), dropping the other columns for good.
 
 The data term is any :class:`~explorer.optim.datafits.Datafit` (or the pairwise one); the
 design is X standardised implicitly (sparse stays sparse) or the piecewise-linear responses of
@@ -24,9 +24,9 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ..features import PiecewiseLinearBasis, second_difference
-from ..kernels import column_moments, column_moments_and_xts, xts
-from ..kernels.chunked import PassInterrupted, interruptible
+from ...features import PiecewiseLinearBasis, second_difference
+from ...kernels import column_moments, column_moments_and_xts, xts
+from ...kernels.chunked import PassInterrupted, interruptible
 from .schedules import fsa_schedule
 
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
@@ -513,7 +513,7 @@ class AnnealingRun:
         """Up to a chunk of iterations from e in :func:`explorer.kernels.fsa_dense_steps`
         (until enough working columns are dead that it must be compacted: a tenth of a
         row-major copy, ``1 − KEEP_COLUMN_MAJOR`` of a column-major one)."""
-        from ..kernels import fsa_dense_steps
+        from ...kernels import fsa_dense_steps
 
         W = self.work.shape[1]
         alive = self.work_pos >= 0

@@ -22,12 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import dense_take_rows, take_columns
-from .apg import SolverResult
-from .cache import BlockCache
+from ...kernels import dense_take_rows, take_columns
+from ...optim import BlockCache, MarginLoss, SolverResult, Stopping
 from .l12 import L12Problem, solve_l12
-from .losses import MarginLoss
-from .stopping import Stopping
 
 OVERSELECT = 1.5  # blocks of ⌈1.5·B⌉: the selection pruned back to the paper's size
 

@@ -1,17 +1,15 @@
 """FS-multi's inner layer: the bundle method on ``½(Σ_t‖w_t‖)² + C·R_emp(w, b)`` over the
 generated blocks (OCAS's line search and cut point, coarse masters, certified stops), its cuts
 kept as labelings with their coefficients in a :class:`CutMatrix`, each cut problem solved by
-:func:`explorer.optim.cut_problem.solve_cut_problem`.
+:func:`explorer.engines.fs_multi.cut_problem.solve_cut_problem`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .cache import BlockCache, CachedMaster
+from ...optim import COARSE_GAP, BlockCache, CachedMaster, MasterSolution, Stopping
 from .cut_problem import negligible_blocks, solve_cut_problem
-from .master import MasterSolution
-from .stopping import COARSE_GAP, Stopping
 
 EMPTY_FLOOR = 1e-9  # progress over J(0) below this fraction of it counts as none
 CUT_POINT = 0.1  # OCAS's μ: the next cut lies this far from the best point towards the minimiser

@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import apg_l1sq_dense, scaled_trial
-from .apg import Composite, SolverResult, apg
-from .cache import BlockCache
-from .losses import NUMBA_CODES, MarginLoss
-from .penalties import L1Squared
-from .stopping import Stopping, relative_gap
+from ...kernels import apg_l1sq_dense, scaled_trial
+from ...optim import (
+    NUMBA_CODES,
+    BlockCache,
+    Composite,
+    L1Squared,
+    MarginLoss,
+    SolverResult,
+    Stopping,
+    apg,
+    relative_gap,
+)
 
 NUMBA_MAX_CELLS = 60_000  # n·W up to which the compiled steps beat numpy's BLAS passes
 _NEVER = np.zeros(1, dtype=np.int8)  # a stop flag nobody sets

@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from explorer.optim.structured import (
+from explorer.engines.fs_multi.structured import (
     allowed,
     default_k,
     delta,

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.optim.manifold import knn_graph, laplacian, manifold_kernel, manifold_kernel_direct
+from explorer.engines.fs_manifold.manifold import (
+    knn_graph,
+    laplacian,
+    manifold_kernel,
+    manifold_kernel_direct,
+)
 
 
 @pytest.mark.parametrize("kind", ["normalized", "unnormalized"])

@@ -52,6 +52,23 @@ def _imports(path: Path):
     return module, found
 
 
+def _imported_names():
+    """(module, package imported from, name) for every ``from … import name``: a private
+    module or function taken by name (``from ..kernels import _numba``) is no edge above."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module, _ = _imports(path)
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                target = ".".join(base + [node.module])
+                for alias in node.names:
+                    yield module, target, alias.name
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    yield module, node.module, alias.name
+
+
 def _edges():
     for path in sorted(PACKAGE.rglob("*.py")):
         module, targets = _imports(path)
@@ -91,6 +108,10 @@ def test_other_units_are_used_through_their_public_names():
                if target.startswith("explorer.") and _unit(target) != _unit(module)
                and any(part.startswith("_") for part in target.split(".")[2:])]
     assert not private, f"imports of another unit's private modules: {private}"
+    names = [(module, target, name) for module, target, name in _imported_names()
+             if target.startswith("explorer.") and _unit(target) != _unit(module)
+             and name.startswith("_")]
+    assert not names, f"private names taken from another unit: {names}"
 
 
 ENGINES = sorted(p.name for p in (PACKAGE / "engines").iterdir()

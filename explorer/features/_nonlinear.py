@@ -15,7 +15,7 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import TopK, _numba, xts
+from ..kernels import TopK, poly2_block_scores, xts
 from ._base import Columns, FeatureSpace
 
 
@@ -84,7 +84,7 @@ class Poly2Space(FeatureSpace):
             a1 = min(m, a0 + self.block_rows)
             G = self.X[:, a0:a1].T @ SX
             G = np.ascontiguousarray(G.toarray() if sp.issparse(G) else G, dtype=np.float64)
-            count = _numba.poly2_block_scores(G, a0, self.sq_w, self.pair_w, buf)
+            count = poly2_block_scores(G, a0, self.sq_w, self.pair_w, buf)
             heap.push(buf[:count], int(self._offset(a0)))
         return heap.result()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import _numba
+from ..kernels import pl_forward, pl_gradient
 
 
 class PiecewiseLinearBasis:
@@ -52,12 +52,12 @@ class PiecewiseLinearBasis:
     def forward(bins, frac, beta) -> np.ndarray:
         """f_i = Σ_j u(x_ij)ᵀ β_j (numba)."""
         out = np.empty(bins.shape[0])
-        return _numba.pl_forward(bins, frac, np.ascontiguousarray(beta, dtype=np.float64), out)
+        return pl_forward(bins, frac, np.ascontiguousarray(beta, dtype=np.float64), out)
 
     def gradient(self, bins, frac, r) -> np.ndarray:
         """Σ_i r_i u(x_ij) for every kept variable j: an m × (B+1) array (numba)."""
         out = np.empty((bins.shape[1], self.n_basis))
-        return _numba.pl_gradient(bins, frac, np.ascontiguousarray(r, dtype=np.float64), out)
+        return pl_gradient(bins, frac, np.ascontiguousarray(r, dtype=np.float64), out)
 
     def response(self, j: int, beta_j: np.ndarray, x: np.ndarray) -> np.ndarray:
         """The learned response curve of variable j at values x."""

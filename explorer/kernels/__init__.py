@@ -24,6 +24,9 @@ from ._numba import (
     fsa_dense_steps,
     l1sq_scales,
     lp_ball_projection,
+    pl_forward,
+    pl_gradient,
+    poly2_block_scores,
     scaled_trial,
 )
 
@@ -418,5 +421,6 @@ def _column_hits(X, wanted, start, stop, width):
 
 
 __all__ = ["GroupIndex", "TopK", "apg_l1sq_dense", "dense_take_rows", "f1_most_violated_table",
-           "fsa_dense_steps", "l1sq_scales", "lp_ball_projection", "scaled_trial",
+           "fsa_dense_steps", "l1sq_scales", "lp_ball_projection", "pl_forward", "pl_gradient",
+           "poly2_block_scores", "scaled_trial",
            "take_columns", "top_k", "xts"]

@@ -71,11 +71,25 @@ class DataSource:
 
     def read_upload(self, content: bytes, filename: str, label: str | None = None) -> Dataset:
         """The uploaded file as a dataset (kept as the source once it reads); raises
-        :class:`~explorer.data.DataError` on a bad file, the previous upload kept."""
+        :class:`~explorer.data.DataError` on a bad file or one above the upload limit, the
+        previous upload kept."""
+        if self.too_large(len(content)):
+            raise DataError(self.refusal(filename, len(content)))
         ds = load(content, name=filename, label=label or None)
         self.upload_bytes, self.upload_name, self.label_column = content, filename, label
         ds.name = filename
         return ds
+
+    def set_param(self, name: str, knob: str, value) -> dict[str, Any]:
+        """Set the catalogue entry ``name``'s knob to ``value`` checked against its spec (a
+        ValueError says what is wrong); returns the knobs before, to restore on a failed
+        load."""
+        specs = {s.name: s for s in self.specs(name)}
+        if knob not in specs:
+            raise ValueError(f"dataset {name!r} has no parameter {knob!r}")
+        previous = dict(self.params)
+        self.params[knob] = specs[knob].validate(value, owner=name)
+        return previous
 
     @staticmethod
     def too_large(size: float) -> bool:

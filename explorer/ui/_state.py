@@ -7,10 +7,8 @@ parameters and asserting on results, without a browser. The Panel layer only mir
 
 from __future__ import annotations
 
-import logging
 import queue
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -19,29 +17,18 @@ import param
 from .. import metrics as M
 from .._params import ParamSpec
 from ..data import DataError, Dataset
-from ..experiments import check_compatible, fit_kwargs, settings_for_task
-from ..methods import REGISTRY, get_method
+from ..experiments import fit_kwargs
+from ..methods import REGISTRY
 from ..texts import explain
 from . import _session, _status
 from ._data_source import DataSource, available_datasets
+from ._fit_session import FitSession, Update
+from ._method_settings import MethodSettings
 from ._session import UPLOAD
 from ._sweeps import SWEEP_EVENTS, Sweeps
-from ._worker import FitRequest, FitWorker, kernels_warming
-
-log = logging.getLogger("explorer.ui")
+from ._worker import kernels_warming
 
 BIG_DATA = 20_000_000  # n × m above which live refits start switched off
-
-
-@dataclass
-class Update:
-    """What changed since the last :meth:`ExplorerState.poll` (for the views)."""
-
-    records: list = field(default_factory=list)
-    reset: bool = False
-    finished: bool = False
-    sweep_rows: list = field(default_factory=list)
-    sweep_reset: bool = False
 
 
 class ExplorerState(param.Parameterized):
@@ -68,17 +55,11 @@ class ExplorerState(param.Parameterized):
                  start_worker: bool = True, **params):
         super().__init__(**params)
         self.source = DataSource()
-        self.method_params: dict[str, Any] = {}
+        self._settings = MethodSettings(self.method)
         self.data: Dataset | None = None
-        self.records: list = []
-        self.estimator = None
         self._events: queue.Queue = queue.Queue()
-        self._worker = FitWorker(self._events) if start_worker else None
+        self.fits = FitSession(self._events, self.notify, start_worker=start_worker)
         self.sweeps = Sweeps(self._events)
-        self._token = 0
-        self._fit_started = 0.0
-        self._pending_reset = False
-        self._stopped = False
         if isinstance(dataset, Dataset):
             self._use_dataset(dataset, name=dataset.name or "dataset")
         elif dataset is not None:
@@ -111,9 +92,6 @@ class ExplorerState(param.Parameterized):
 
     def upload(self, content: bytes, filename: str, label: str | None = None) -> bool:
         """Use an uploaded file; on a problem the message names it and the old data stays."""
-        if self.source.too_large(len(content)):
-            self.refuse_upload(filename, len(content))
-            return False
         try:
             ds = self.source.read_upload(content, filename, label)
         except DataError as exc:
@@ -123,26 +101,6 @@ class ExplorerState(param.Parameterized):
             self.dataset = UPLOAD
         self._use_dataset(ds, name=filename)
         return True
-
-    def used_auto_values(self) -> dict[str, Any]:
-        """The values the fitted model used for the knobs left on *auto* (its ``<name>_``
-        attributes: GrFL's λ = 0.1·λ_max, FS-multi's C = 0.1·n, FSA's η, …)."""
-        if self.estimator is None:
-            return {}
-        params = self.current_params()
-        return {spec.name: getattr(self.estimator, spec.name + "_")
-                for spec in self.method_specs()
-                if spec.nullable and params.get(spec.name) is None
-                and hasattr(self.estimator, spec.name + "_")}
-
-    def refuse_upload(self, filename: str, size: float) -> None:
-        """Say that ``filename`` (about ``size`` bytes) is above the upload limit; the data
-        in use stays."""
-        self.notify(self.source.refusal(filename, size), "error")
-
-    def table_columns(self) -> list[str]:
-        """Column names of the uploaded table (to choose the label column)."""
-        return self.source.table_columns()
 
     def _use_dataset(self, ds: Dataset, name: str) -> None:
         self.cancel_all()
@@ -156,74 +114,48 @@ class ExplorerState(param.Parameterized):
             self.notify(f"Loaded {name}: {self.data.summary()}", "info")
         self._reset_results()
         self.data_version += 1
-        suited = self._suit_the_target()
+        suited = self.settings.suit(self.data)
         if suited:
             self.message = f"{self.message}. {suited}"
 
-    def _suit_the_target(self) -> str:
-        """Set the one choice (FSA's loss) that makes the method solve the loaded data's task
-        when the current settings do not (FSA on a ranking dataset: loss = 'ranking'), and say
-        so; "" when nothing changed. The widgets, URL and exported session show the setting."""
-        if self.data is None:
-            return ""
-        try:
-            fix = settings_for_task(self.method, self.data.task, self.current_params())
-        except (TypeError, ValueError):
-            return ""
-        if not fix:
-            return ""
-        self.method_params.update(fix)
-        changes = ", ".join(f"{name} = {value!r}" for name, value in fix.items())
-        return f"{self.method_class.display_name}'s {changes} for this {self.data.task} target"
-
     # ================================================================= method
     @property
-    def method_class(self):
-        return get_method(self.method)
+    def settings(self) -> MethodSettings:
+        """The current method's knob values (a new method starts from its defaults)."""
+        if self._settings.key != self.method:
+            self._settings = MethodSettings(self.method)
+        return self._settings
+
+    method_params = property(lambda self: self.settings.params,
+                             lambda self, value: setattr(self.settings, "params", dict(value)))
+    method_class = property(lambda self: self.settings.cls)
 
     def method_specs(self) -> tuple[ParamSpec, ...]:
-        return self.method_class.param_specs
+        return self.settings.specs
 
     def current_params(self) -> dict[str, Any]:
-        """Declared parameters with the user's values over the defaults; a default beyond the
-        data's size is cut to it (FS-Manifold's m = 20 on the 13 features of wine), as the
-        widget's range is (a value the user sets is checked by the fit)."""
-        sizes = {} if self.data is None else \
-            dict(n_samples=self.data.n_samples, n_features=self.data.n_features)
-        values = {s.name: _within(s, s.default, **sizes) for s in self.method_specs()}
-        values.update({k: v for k, v in self.method_params.items() if k in values})
-        return values
-
-    def _validated(self, specs, name, value, what, owner):
-        """(True, value checked against its spec) or (False, None) with the error notified."""
-        if name not in specs:
-            self.notify(f"{what} has no parameter {name!r}", "error")
-            return False, None
-        try:
-            return True, specs[name].validate(value, owner=owner)
-        except ValueError as exc:
-            self.notify(str(exc), "error")
-            return False, None
+        """Declared parameters with the user's values over the defaults (a default beyond the
+        data's size cut to it)."""
+        return self.settings.current(self.data)
 
     def set_param(self, name: str, value, *, refit: bool | None = None) -> bool:
         """Validate and set one method parameter; refits when live (or ``refit=True``)."""
-        specs = {s.name: s for s in self.method_specs()}
-        ok, value = self._validated(specs, name, value, self.method, self.method)
-        if not ok:
+        try:
+            self.method_params[name] = self.settings.validate(name, value)
+        except ValueError as exc:
+            self.notify(str(exc), "error")
             return False
-        self.method_params[name] = value
-        if refit or (refit is None and self.live and specs[name].live):
+        if refit or (refit is None and self.live and self.settings.is_live(name)):
             self.fit()
         return True
 
     def set_dataset_param(self, name: str, value) -> bool:
-        specs = {s.name: s for s in self.dataset_specs()}
-        ok, value = self._validated(specs, name, value, f"dataset {self.dataset!r}",
-                                    self.dataset)
-        if not ok:
+        """Validate and set one knob of the catalogue entry, and rebuild the data."""
+        try:
+            previous = self.source.set_param(self.dataset, name, value)
+        except ValueError as exc:
+            self.notify(str(exc), "error")
             return False
-        previous = dict(self.dataset_params)
-        self.dataset_params[name] = value
         if not self.load():
             self.dataset_params = previous
             return False
@@ -232,11 +164,11 @@ class ExplorerState(param.Parameterized):
     @param.depends("method", watch=True)
     def _on_method(self):
         self.cancel_all()
-        self.method_params = {}
+        self._settings = MethodSettings(self.method)
         self._reset_results()
         self.data_version += 1
         if self.data is not None:
-            suited = self._suit_the_target()
+            suited = self.settings.suit(self.data)
             if self._explain_compatibility() and suited:
                 self.notify(suited, "info")
 
@@ -248,26 +180,18 @@ class ExplorerState(param.Parameterized):
 
     def _explain_compatibility(self) -> bool:
         try:
-            check_compatible(self.method, self.data, self.current_params())
+            self.settings.check(self.data)
         except DataError as exc:
             self.notify(str(exc), "error")
             return False
         return True
 
     # ================================================================= fitting
-    def _make_estimator(self, *, fresh: bool = False):
-        """The estimator of the current settings. It starts from the previous model only
-        when the user asked for it (``warm_start`` ticked) and the previous model was fitted
-        on the same data by the same method; its records then say ``warm_start``."""
-        cls = self.method_class
-        params = self.current_params()
-        estimator = cls(**params)
-        last = self.estimator
-        if not fresh and params.get("warm_start") and cls.supports_warm_start \
-                and type(last) is cls \
-                and getattr(last, "_fitted_version", None) == self.data_version:
-            estimator.continue_from(last)
-        return estimator
+    def next_estimator(self, *, fresh: bool = False):
+        """The estimator the next fit runs: warm from the current model only when the box is
+        ticked and the model is of this method on this data (never when ``fresh``)."""
+        return self.settings.estimator(self.data, last=self.estimator,
+                                       version=self.data_version, fresh=fresh)
 
     def fit(self, *, stepping: bool = False, fresh: bool = False) -> bool:
         """Start a fit of the current method on the training part (cancels the one running).
@@ -278,26 +202,16 @@ class ExplorerState(param.Parameterized):
             return False
         if not self._explain_compatibility():
             return False
-        self._token += 1
-        estimator = self._make_estimator(fresh=fresh)
+        estimator = self.next_estimator(fresh=fresh)
         version = self.data_version
 
         def make():
             estimator._fitted_version = version
             return estimator
 
-        self._pending_reset = True
-        self.records = []
-        self.running = True
-        self.paused = False
-        self._fit_started = time.perf_counter()
-        request = FitRequest(self._token, make, self.data.X, self.data.y,
-                             fit_kwargs(estimator, self.data),
-                             stepping=stepping)
-        if self._worker is None:
-            raise RuntimeError("this state was created without a worker")
-        self._worker.submit(request)
-        self._stopped = False
+        self.fits.start(make, self.data.X, self.data.y, fit_kwargs(estimator, self.data),
+                        stepping=stepping, label=f"{self.method} on {self.dataset}")
+        self._mirror()
         self.status = "Selected: – features · running…" + (
             " (first run: compiling the numerical kernels, a few seconds once)"
             if kernels_warming() else "")
@@ -305,97 +219,67 @@ class ExplorerState(param.Parameterized):
 
     def run(self) -> bool:
         """Run: resume a paused fit, else start a new one."""
-        if self._worker is not None and self._worker.resume():
-            self.paused = False
+        if self.fits.resume():
+            self._mirror()
             return True
         return self.fit()
 
     def step(self) -> bool:
         """Teaching mode: run exactly one more outer iteration, then pause."""
-        if self._worker is not None and self._worker.paused:
-            return self._worker.step()
-        return self.fit(stepping=True)
+        stepped = self.fits.step()
+        return self.fit(stepping=True) if stepped is None else stepped
 
     def stop(self) -> None:
         """Cancel the fit in flight; the model of its last iteration stays."""
-        if self._worker is not None:
-            self._worker.stop()
+        self.fits.stop()
 
     def cancel_all(self) -> None:
-        self._token += 1
-        if self._worker is not None:
-            self._worker.stop()
+        self.fits.cancel()
         self.sweeps.worker.cancel()
-        self.running = False
-        self.paused = False
+        self._mirror()
 
     def wait(self, timeout: float = 60.0) -> Update:
         """Block until the fit (and sweep) finish, then apply their events (no UI needed)."""
         deadline = time.perf_counter() + timeout
-        if self._worker is not None:
-            self._worker.wait(timeout)
+        self.fits.wait(timeout)
         self.sweeps.worker.wait(max(0.0, deadline - time.perf_counter()))
         return self.poll()
 
     def close(self) -> None:
         """Stop the session's threads (called when a browser tab closes)."""
-        self.cancel_all()
-        if self._worker is not None:
-            self._worker.close()
+        self.sweeps.worker.cancel()
+        self.fits.close()
+        self._mirror()
+
+    # the fit session's results, as the views and the codec read them
+    records = property(lambda self: self.fits.records,
+                       lambda self, value: setattr(self.fits, "records", value))
+    estimator = property(lambda self: self.fits.estimator,
+                         lambda self, value: setattr(self.fits, "estimator", value))
+
+    def _mirror(self) -> None:
+        """The widgets' running/paused fields follow the fit session."""
+        self.running, self.paused = self.fits.running, self.fits.paused
 
     # ================================================================= events
     def poll(self) -> Update:
-        """Apply the worker's events on the caller's thread; return what the views need."""
-        update = Update(reset=self._pending_reset, sweep_reset=self.sweeps.pending_reset)
-        self._pending_reset = self.sweeps.pending_reset = False
-        failed = False
+        """Apply the workers' events on the caller's thread; return what the views need."""
+        update = Update(reset=self.fits.pending_reset, sweep_reset=self.sweeps.pending_reset)
+        self.fits.pending_reset = self.sweeps.pending_reset = False
         while True:
             try:
                 event = self._events.get_nowait()
             except queue.Empty:
                 break
             if event.kind in SWEEP_EVENTS:
-                if event.token != self.sweeps.token:
-                    continue
-                self._sweep_event(event, update)
-                continue
-            if event.token != self._token:
-                continue
-            if event.kind == "record":
-                record = event.payload
-                if record.iteration == 0 and self.records:
-                    self.records = []  # the method restarted its run
-                    update.reset = True
-                    update.records = []
-                self.records.append(record)
-                update.records.append(record)
-            elif event.kind == "warning":
-                self.notify(str(event.payload), "warning")
-            elif event.kind == "paused":
-                self.paused = True
-                self._explain(event.payload)
-            elif event.kind in ("done", "stopped"):
-                self.estimator = event.payload
-                self.running = False
-                self.paused = False
-                self._stopped = event.kind == "stopped"
-                update.finished = True
-                if event.kind == "stopped":
-                    self.notify("Stopped: the model of the last finished iteration is kept.",
-                                "info")
-            elif event.kind == "cancelled":  # stopped before its turn at the CPU came
-                self.running = False
-                self.paused = False
-                update.finished = True
-                self.status = "Selected: – features · stopped before it started"
-            elif event.kind == "error":
-                exc, trace = event.payload
-                self.running = False
-                self.paused = False
-                log.error("fit of %s on %s failed:\n%s", self.method, self.dataset, trace)
-                self.notify(f"The fit failed: {type(exc).__name__}: {exc}", "error")
-                update.finished = failed = True
-        if failed:
+                if event.token == self.sweeps.token:
+                    self._sweep_event(event, update)
+            else:
+                self.fits.apply(event, update)
+                if event.kind == "paused" and event.token == self.fits.token:
+                    self._explain(event.payload)
+        self._mirror()
+        if update.failed:
             self.status = "Selected: – features · failed (see the message)"
         elif update.records:
             self.n_records = len(self.records)
@@ -403,6 +287,8 @@ class ExplorerState(param.Parameterized):
             self._set_status(last)
             if self.paused or not self.running:
                 self._explain(last)
+        elif update.cancelled and not update.records:
+            self.status = "Selected: – features · stopped before it started"
         elif update.finished and self.records and self.estimator is not None:
             # the fit's end came in a later poll than its last record: explain that record now
             self._set_status(self.records[-1])
@@ -413,7 +299,7 @@ class ExplorerState(param.Parameterized):
         self.status = _status.status_line(
             record, records=self.records, estimator=self.estimator, data=self.data,
             state=_status.run_state(paused=self.paused, running=self.running,
-                                    stopped=self._stopped),
+                                    stopped=self.fits.stopped),
             scored=not self.running)
 
     def _explain(self, record) -> None:
@@ -453,13 +339,11 @@ class ExplorerState(param.Parameterized):
 
     # ================================================================= results
     def _reset_results(self) -> None:
-        self.records = []
-        self.estimator = None
+        self.fits.forget()
         self.sweeps.clear()
         self.explanation = ""
         self.n_records = 0
         self.status = "Selected: 0 features"
-        self._pending_reset = True
 
     def show_estimator(self, estimator) -> None:
         """Display an already fitted estimator (Jupyter: ``ExplorerApp(estimator=est)``)."""
@@ -469,12 +353,8 @@ class ExplorerState(param.Parameterized):
                 self.method = name
             self.method_params = {s.name: getattr(estimator, s.name)
                                   for s in self.method_specs()}
-        self.estimator = estimator
-        self.records = list(getattr(estimator, "history_", []))
+        self.fits.show(estimator)
         self.n_records = len(self.records)
-        # the views draw these records themselves; no fit is starting, so the next poll must
-        # not tell them to start over (it emptied the curves once a notebook went idle)
-        self._pending_reset = False
         if self.records:
             self._set_status(self.records[-1])
             self.status = self.status.replace(" · running…", "")
@@ -516,11 +396,3 @@ class ExplorerState(param.Parameterized):
     def export_json(self) -> str:
         return _session.export_json(self)
 
-
-def _within(spec: ParamSpec, value, n_samples: int | None = None,
-            n_features: int | None = None):
-    """A numeric default cut to the upper end of its range on data of this size."""
-    high = spec.high_for(n_samples, n_features) if spec.bound else None
-    if high is None or spec.kind not in ("int", "float") or value is None or value <= high:
-        return value
-    return int(high) if spec.kind == "int" else float(high)

@@ -298,7 +298,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     @reported
     def _on_too_large(self, name, size):
-        self.state.refuse_upload(name, size)
+        self.state.notify(self.state.source.refusal(name, size), "error")
 
     @reported
     def _on_upload(self, *_):
@@ -322,7 +322,7 @@ class ExplorerApp(pn.viewable.Viewer):
             if UPLOAD not in self.dataset_select.options:
                 self.dataset_select.options = available_datasets() + [UPLOAD]
             self.dataset_select.value = UPLOAD
-            columns = s.table_columns()
+            columns = s.source.table_columns()
             self.label_select.options = columns
             self.label_select.visible = bool(columns)
             if columns:
@@ -469,7 +469,8 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _show_used_values(self) -> None:
         """Each *auto* knob's slider shows the value the fit used (``<name>_``)."""
-        for name, value in self.state.used_auto_values().items():
+        s = self.state
+        for name, value in s.settings.used_auto_values(s.estimator, s.data).items():
             if name in self._knobs:
                 W.show_used(self._knobs[name], value)
 

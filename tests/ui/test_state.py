@@ -101,23 +101,23 @@ def test_warm_start_only_when_ticked_and_the_records_say_so(state):
     state.fit()
     state.wait(30)
     state.set_param("C", 20.0)
-    assert not hasattr(state._make_estimator(), "_warm")  # box not ticked: cold
+    assert not hasattr(state.next_estimator(), "_warm")  # box not ticked: cold
     state.set_param("warm_start", True)
-    estimator = state._make_estimator()
+    estimator = state.next_estimator()
     assert estimator._warm is state.estimator._warm
     state.fit()
     state.wait(30)
     assert all(r.info.get("warm_start") for r in state.records)
-    assert not hasattr(state._make_estimator(fresh=True), "_warm")  # Restart
+    assert not hasattr(state.next_estimator(fresh=True), "_warm")  # Restart
     state.method = "l1-svm"  # a different method starts cold
-    assert not hasattr(state._make_estimator(), "_warm")
+    assert not hasattr(state.next_estimator(), "_warm")
 
 
 def test_upload_good_and_bad_files(state):
     rows = ["a,b,c,label"] + [f"{i % 7},{(i * 3) % 5},{i % 2},{i % 2}" for i in range(60)]
     assert state.upload("\n".join(rows).encode(), "good.csv")
     assert state.dataset == "upload" and state.data.n_features == 3
-    assert state.table_columns() == ["a", "b", "c", "label"]
+    assert state.source.table_columns() == ["a", "b", "c", "label"]
     before = state.data
     assert not state.upload(b"a,b,label\n1,2,0\n3,4,5,1\n", "broken.csv")
     assert state.message_level == "error"
@@ -288,7 +288,7 @@ def test_large_data_switches_live_off():
 
 def test_close_stops_the_worker(state):
     state.close()
-    assert not state._worker._thread.is_alive() or state._worker._closed
+    assert not state.fits.worker._thread.is_alive() or state.fits.worker._closed
     assert np.isfinite(1.0)
 
 
@@ -362,7 +362,7 @@ def test_a_stop_ends_the_fit_within_an_inner_step_and_says_stopped():
             s.poll()
             time.sleep(0.01)
         s.stop()
-        assert s._worker.wait(2.0)  # far less than one outer iteration of 5,000 APG steps
+        assert s.fits.worker.wait(2.0)  # far less than one outer iteration of 5,000 APG steps
         s.poll()
         assert "stopped" in s.status and s.estimator.stopped_early_
     finally:
@@ -399,7 +399,7 @@ def test_the_last_record_is_explained_when_the_end_comes_in_a_later_poll():
     s = ExplorerState(dataset="digits-3v8", live=False, start_worker=False)
     try:
         est = FGM(B=2, max_outer=2).fit(s.data.X, s.data.y)
-        s.running, s._token = True, 5
+        s.fits.running, s.fits.token = True, 5
         for record in est.history_:
             s._events.put(Event("record", 5, record))
         s.poll()
@@ -511,7 +511,7 @@ def test_auto_knobs_report_the_values_the_fit_used(state):
     state.method = "fs-multi"
     state.fit()
     state.wait(60)
-    used = state.used_auto_values()
+    used = state.settings.used_auto_values(state.estimator, state.data)
     assert used["C"] == pytest.approx(0.1 * state.data.n_samples)
 
 
@@ -521,9 +521,9 @@ def test_ticking_warm_start_alone_does_not_refit_and_a_warm_model_says_it_is_not
         s.method = "fgm"
         s.set_param("B", 10)
         s.wait(60)
-        fits = s._token
+        fits = s.fits.token
         s.set_param("warm_start", True)
-        assert s._token == fits  # the box alone starts no fit
+        assert s.fits.token == fits  # the box alone starts no fit
         s.set_param("B", 7)
         s.wait(60)
         assert s.records[-1].info.get("warm_start")

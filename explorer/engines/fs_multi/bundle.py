@@ -7,9 +7,11 @@ kept as labelings with their coefficients in a :class:`CutMatrix`, each cut prob
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 
 from ...optim import COARSE_GAP, BlockCache, CachedMaster, MasterSolution, Stopping
 from .cut_problem import negligible_blocks, solve_cut_problem
+from .structured import allowed, delta, most_violated
 
 EMPTY_FLOOR = 1e-9  # progress over J(0) below this fraction of it counts as none
 CUT_POINT = 0.1  # OCAS's μ: the next cut lies this far from the best point towards the minimiser
@@ -157,8 +159,6 @@ class BundleMaster(CachedMaster):
         self.cuts.keep(keep)
 
     def _objective(self, f: np.ndarray, coef: np.ndarray):
-        from .structured import most_violated
-
         yb, dlt = most_violated(self.y, f, self.measure, self.k)
         risk = max(0.0, dlt - float(self._diff(yb) @ f) / self.n)
         norms = self.block_norms(coef)
@@ -167,8 +167,6 @@ class BundleMaster(CachedMaster):
 
     # --------------------------------------------------------------- protocol
     def initial(self):
-        from .structured import allowed, delta, most_violated
-
         first = -self.y
         if not allowed(self.y, first, self.measure, self.k):
             # PRBEP / Rec@k fix the number of predicted positives: −y is then not a labeling of
@@ -203,8 +201,6 @@ class BundleMaster(CachedMaster):
         ``f`` is affine in the step, so each evaluation is one most-violated-labeling search.
         Returns the point reached as (J, coef, b, f), and the most violated labeling at the
         model's minimiser with its Δ."""
-        from scipy.optimize import minimize_scalar
-
         J0, c0, b0, f0 = best
         c1, b1, f1 = model
         dc, db, df = c1 - c0, b1 - b0, f1 - f0

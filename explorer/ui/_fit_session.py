@@ -1,0 +1,144 @@
+"""The session's fit in flight: the worker it runs on, its token, its records as they arrive,
+the model it leaves, and whether it runs, is paused or was stopped. The state owns the
+widgets' fields and the texts; this part owns the run."""
+
+from __future__ import annotations
+
+import logging
+import queue
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ._worker import FitRequest, FitWorker
+
+log = logging.getLogger("explorer.ui")
+
+
+@dataclass
+class Update:
+    """What changed since the last poll of a session (for the views)."""
+
+    records: list = field(default_factory=list)
+    reset: bool = False
+    finished: bool = False
+    failed: bool = False
+    cancelled: bool = False
+    sweep_rows: list = field(default_factory=list)
+    sweep_reset: bool = False
+
+
+class FitSession:
+    """One fit at a time for one session; a new fit makes the old one's events stale.
+
+    ``notify(text, level)`` receives what the user must read (a fit's warnings, its stop,
+    its failure)."""
+
+    def __init__(self, events: queue.Queue, notify: Callable[[str, str], None], *,
+                 start_worker: bool = True):
+        self.events = events
+        self.notify = notify
+        self.worker = FitWorker(events) if start_worker else None
+        self.token = 0
+        self.records: list = []
+        self.estimator = None
+        self.running = False
+        self.paused = False
+        self.stopped = False
+        self.pending_reset = False
+        self.label = ""
+
+    def start(self, make: Callable, X, y, fit_kwargs: dict, *, stepping: bool = False,
+              label: str = "a fit") -> None:
+        """Fit the estimator ``make()`` returns on (X, y) in the worker; the records stream.
+        ``label`` names the fit in the server's log if it fails."""
+        if self.worker is None:
+            raise RuntimeError("this session was created without a worker")
+        self.token += 1
+        self.pending_reset = True
+        self.records = []
+        self.running = True
+        self.paused = False
+        self.stopped = False
+        self.label = label
+        self.worker.submit(FitRequest(self.token, make, X, y, fit_kwargs, stepping=stepping))
+
+    def resume(self) -> bool:
+        """Resume a paused fit; False when none is paused."""
+        if self.worker is not None and self.worker.resume():
+            self.paused = False
+            return True
+        return False
+
+    def step(self) -> bool | None:
+        """One more outer iteration of a paused fit; None when no fit is paused."""
+        if self.worker is not None and self.worker.paused:
+            return self.worker.step()
+        return None
+
+    def stop(self) -> None:
+        """Stop the fit in flight; the model of its last iteration stays."""
+        if self.worker is not None:
+            self.worker.stop()
+
+    def cancel(self) -> None:
+        """Drop the fit in flight: its later events are stale."""
+        self.token += 1
+        self.stop()
+        self.running = False
+        self.paused = False
+
+    def forget(self) -> None:
+        """No results: the data or the method changed."""
+        self.records = []
+        self.estimator = None
+        self.pending_reset = True
+
+    def show(self, estimator) -> None:
+        """Take an estimator fitted elsewhere, with its records, as the session's model."""
+        self.estimator = estimator
+        self.records = list(getattr(estimator, "history_", []))
+        # the views draw these records themselves; no fit is starting, so the next poll must
+        # not tell them to start over (it emptied the curves once a notebook went idle)
+        self.pending_reset = False
+
+    def wait(self, timeout: float) -> None:
+        if self.worker is not None:
+            self.worker.wait(timeout)
+
+    def close(self) -> None:
+        self.cancel()
+        if self.worker is not None:
+            self.worker.close()
+
+    def apply(self, event, update: Update) -> None:
+        """Apply one of the worker's events of the current fit (stale ones are dropped)."""
+        if event.token != self.token:
+            return
+        if event.kind == "record":
+            record = event.payload
+            if record.iteration == 0 and self.records:
+                self.records = []  # the method restarted its run
+                update.reset = True
+                update.records = []
+            self.records.append(record)
+            update.records.append(record)
+        elif event.kind == "warning":
+            self.notify(str(event.payload), "warning")
+        elif event.kind == "paused":
+            self.paused = True
+        elif event.kind in ("done", "stopped"):
+            self.estimator = event.payload
+            self.running = self.paused = False
+            self.stopped = event.kind == "stopped"
+            update.finished = True
+            if self.stopped:
+                self.notify("Stopped: the model of the last finished iteration is kept.", "info")
+        elif event.kind == "cancelled":  # stopped before its turn at the CPU came
+            self.running = self.paused = False
+            update.finished = update.cancelled = True
+        elif event.kind == "error":
+            exc, trace = event.payload
+            self.running = self.paused = False
+            log.error("fit of %s failed:\n%s", self.label, trace)
+            self.notify(f"The fit failed: {type(exc).__name__}: {exc}", "error")
+            update.finished = update.failed = True

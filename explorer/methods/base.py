@@ -385,8 +385,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         built."""
         if "_records" in self.__dict__:
             built(self._records)
-        state = super().__getstate__()
-        for name in self._transient:
+        state = dict(super().__getstate__())  # a copy: the live estimator keeps its state
+        for name in self._transient + ("_fit_recorder",):  # a copy taken mid-fit: no callback
             state.pop(name, None)
         return state
 

@@ -258,3 +258,29 @@ def test_a_model_is_handed_over_through_continue_from(name, params):
     assert second.history_[-1].objective <= 1.02 * cold.history_[-1].objective
     with pytest.raises(TypeError, match="cannot continue from"):
         cls(**params).continue_from(REGISTRY["fisher"]().fit(X, y))
+
+
+@pytest.mark.parametrize("name", ["fgm", "grfl", "fs-multi"])
+def test_pickling_mid_fit_leaves_the_running_fit_untouched(name):
+    """A copy of the estimator taken between iterations (a teaching page's snapshot, a
+    model sent to another process) predicts, and the fit goes on with its solver state:
+    pickling once removed the live master from the estimator itself."""
+    import pickle
+
+    from explorer.data import load
+    from explorer.methods import get_method
+
+    data = load("xor" if name == "grfl" else "digits-3v8").split(test_size=0.3, seed=0)
+    est = get_method(name)(max_features=6) if name == "grfl" else get_method(name)()
+    copies = []
+
+    def snapshot(record):
+        copies.append(pickle.loads(pickle.dumps(est)))
+        return record.iteration < 3
+
+    est.fit(data.X, data.y, callback=snapshot)
+    assert len(copies) >= 3 and all(c.predict(data.X_test).shape == data.y_test.shape
+                                    for c in copies)
+    reference = get_method(name)(max_features=6) if name == "grfl" else get_method(name)()
+    reference.fit(data.X, data.y, callback=lambda r: r.iteration < 3)
+    np.testing.assert_array_equal(est.coef_, reference.coef_)

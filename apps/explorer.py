@@ -16,8 +16,8 @@ from explorer.ui import (  # noqa: E402
     ExplorerApp,  # noqa: E402
     enforce_websocket_origins,
     quiet_closed_pages,
+    warm_up_kernels,  # noqa: E402
 )
-from explorer.ui._worker import warm_up_kernels  # noqa: E402
 
 warm_up_kernels()  # once per server process, in the background
 quiet_closed_pages()  # a closed tab is not a traceback in the server's log

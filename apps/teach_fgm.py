@@ -10,8 +10,12 @@ if not hasattr(sys.modules.get("explorer"), "__path__"):
 
 import panel as pn  # noqa: E402
 
-from explorer.ui import enforce_websocket_origins, page_template, quiet_closed_pages  # noqa: E402
-from explorer.ui._worker import warm_up_kernels  # noqa: E402
+from explorer.ui import (  # noqa: E402
+    enforce_websocket_origins,
+    page_template,
+    quiet_closed_pages,
+    warm_up_kernels,  # noqa: E402
+)
 from explorer.ui.teaching import FGMTeachingPage  # noqa: E402
 
 warm_up_kernels()  # once per server process, in the background

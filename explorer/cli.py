@@ -123,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
                          help="a local data file to offer in the dataset list (repeatable)")
     p_serve.add_argument("--max-upload-mb", type=float, default=50.0,
                          help="largest file the page accepts for upload (default 50)")
+    p_serve.add_argument("--fit-processes", type=int, default=None, metavar="N",
+                         help="worker processes that compute the fits (default: one per "
+                              "core; 0 computes them in the server's own threads)")
     p_serve.add_argument("--show", action="store_true", help="open a browser")
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -140,6 +143,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<12} {cls.display_name or cls.__name__:<18} knob: {cls.sparsity_param}")
         return 0
     return serve(args)
+
+
+def _cores() -> int:
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def serve_arguments(args) -> list[str]:
@@ -212,7 +224,11 @@ def serve(args) -> int:
     if not 0 < args.port < 65536:
         raise SystemExit(f"explorer: --port must be between 1 and 65535, got {args.port}")
     argv = serve_arguments(args)
-    env = {"EXPLORER_MAX_UPLOAD_MB": str(args.max_upload_mb)}
+    processes = _cores() if args.fit_processes is None else args.fit_processes
+    if processes < 0:
+        raise SystemExit(f"explorer: --fit-processes must be 0 or more, got {processes}")
+    env = {"EXPLORER_MAX_UPLOAD_MB": str(args.max_upload_mb),
+           "EXPLORER_FIT_PROCESSES": str(processes)}
     if args.data:
         missing = [p for p in args.data if not Path(p).exists()]
         if missing:
@@ -234,9 +250,10 @@ def serve(args) -> int:
     os.environ.update(env)
     from panel.command import main as panel_main
 
-    from .ui import enforce_websocket_origins, warm_up_kernels
+    from .ui import enforce_websocket_origins, start_fit_pool, warm_up_kernels
 
     enforce_websocket_origins()  # --allow-websocket-origin holds for same-origin pages too
+    start_fit_pool()  # the worker processes start (and compile) while the server starts
 
     warm_up_kernels()  # numba compiles while the server starts, not in the first user's fit
 

@@ -18,6 +18,7 @@ from ..kernels import xts
 from ._base import Columns, FeatureSpace
 
 KIND_GENERATED = 4
+SHOWN = 12  # a draw's best violations kept for the records (a lesson's bars)
 
 
 def group_violations(cols: np.ndarray, R: np.ndarray, group_size: int, qd: float):
@@ -78,6 +79,7 @@ class SampledSpace(FeatureSpace):
         self.threshold = float(threshold)
         self.params: dict[int, object] = {}
         self.violation: dict[int, float] = {}
+        self.draws: dict[int, np.ndarray] = {}  # candidate → its draw's best violations
         self._kept: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._active: list = []
         self._next_id = 0
@@ -128,11 +130,15 @@ class SampledSpace(FeatureSpace):
         raw = viol
         if self.lam_shared > 0 and not np.any(rel > self.threshold):
             rel, raw = shared / self.lam_shared, shared
-        order = np.argsort(-rel, kind="stable")[:k]
+        ranked = np.argsort(-rel, kind="stable")
+        order = ranked[:k]
         order = order[np.isfinite(rel[order])]
         g = self.family.group_size
         ids = [self._keep(cand[i], cols[:, i * g:(i + 1) * g], scales[i * g:(i + 1) * g],
                           raw[i]) for i in order]
+        if ids:  # the draw that brought this candidate, best first (records, lessons)
+            shown = ranked[:SHOWN]
+            self.draws[ids[0]] = rel[shown[np.isfinite(rel[shown])]]
         return np.asarray(ids, dtype=np.int64), rel[order]
 
     def columns(self, ids: np.ndarray) -> Columns:

@@ -42,6 +42,7 @@ from ..kernels import xts
 from ..optim import LevelStep, Stopping, level_method
 from .base import BaseSelector, Recorder, register
 
+P_RECORDED = 5000  # features up to which every record carries the whole p (lessons)
 TAU_GRID = tuple(round(0.1 * i, 1) for i in range(10))
 
 
@@ -208,7 +209,8 @@ class FSManifold(BaseSelector):
                 lower=step.lower, upper=step.upper, inner_measure=step.measure,
                 info={"gap": step.upper - step.lower, "manifold_ratio": step.extra,
                       "tau": tau, "rho": rho, "p_top": step.best_p[top].copy(),
-                      "weights": step.best_p[np.sort(top)], "level": step.level})
+                      "weights": step.best_p[np.sort(top)], "level": step.level,
+                      "p": step.best_p.copy() if step.best_p.size <= P_RECORDED else None})
 
         result = level_method(oracle, X.shape[1], m, level=float(self.level),
                               stopping=Stopping(float(self.tol), int(self.max_iter)),

@@ -185,7 +185,7 @@ class FSMulti(BaseSelector):
             sol = step.solution
             info = block_record_info(space, step, previously, int(self.B))
             info.update({key: sol.info[key] for key in
-                         ("inner_gaps", "K", "bundle_gap", "intercept_at_bound")})
+                         ("inner_gaps", "K", "bundle_gap", "intercept_at_bound", "violated")})
             info["T"] = info["n_blocks"]
             info["measure"] = self.measure
             info["weights"] = self.coef_[self.support_]

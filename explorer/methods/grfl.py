@@ -244,7 +244,10 @@ class GrFL(BaseSelector):
                       "inner_objective": np.asarray(step.solution.trace),
                       "new_feature": "none (warm start)" if warm
                       else space.describe(int(step.block[0])),
-                      "weights": self.coef_[self.support_], "solver": self.solver})
+                      "weights": self.coef_[self.support_], "solver": self.solver,
+                      "candidate_violations": np.zeros(0) if warm
+                      else space.draws.get(int(step.block[0]), np.zeros(0)),
+                      "group_norms": master.group_norms().copy()})
 
         result = cutting_plane(space, master, B=1,
                                max_outer=int(self.max_features) - sum(map(len, initial)),

@@ -1,19 +1,33 @@
-"""The Panel dashboard. Importing this module imports Panel; the numerics never do.
+"""The Panel dashboard. Importing a name from here imports Panel; the numerics never do.
 
 ``ExplorerApp`` is the whole explorer; ``ConvergenceView``, ``SparsityView``, ``AccuracyView``
 and ``SelectedTable`` are usable on their own (e.g. ``ConvergenceView(estimator=fitted)`` in a
 notebook). ``ExplorerState`` holds all logic without Panel.
+
+The names load on first use, so that the fit worker processes (``_fit_pool``), which need only
+the workers, start without the plotting stack.
 """
 
-from ._live import LiveFit
-from ._page import page_template
-from ._server import enforce_websocket_origins, quiet_closed_pages
-from ._state import ExplorerState
-from ._worker import warm_up_kernels
-from .app import ExplorerApp
-from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
+from importlib import import_module
 
-__all__ = ["AccuracyView", "ConvergenceView", "ExplorerApp", "ExplorerState", "LiveFit",
-           "SelectedTable",
-           "SparsityView", "enforce_websocket_origins", "page_template", "quiet_closed_pages",
-           "warm_up_kernels"]
+_WHERE = {
+    "LiveFit": "._live", "page_template": "._page", "enforce_websocket_origins": "._server",
+    "quiet_closed_pages": "._server", "ExplorerState": "._state",
+    "warm_up_kernels": "._worker", "start_fit_pool": "._fit_pool", "ExplorerApp": ".app",
+    "AccuracyView": ".views", "ConvergenceView": ".views", "SelectedTable": ".views",
+    "SparsityView": ".views",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(_WHERE[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))

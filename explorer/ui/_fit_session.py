@@ -9,6 +9,7 @@ import queue
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ._fit_pool import PooledFitWorker, fit_pool
 from ._worker import FitRequest, FitWorker
 
 log = logging.getLogger("explorer.ui")
@@ -23,6 +24,7 @@ class Update:
     finished: bool = False
     failed: bool = False
     cancelled: bool = False
+    queued: int = 0
     sweep_rows: list = field(default_factory=list)
     sweep_reset: bool = False
 
@@ -37,7 +39,7 @@ class FitSession:
                  start_worker: bool = True):
         self.events = events
         self.notify = notify
-        self.worker = FitWorker(events) if start_worker else None
+        self.worker = _worker_for(events) if start_worker else None
         self.token = 0
         self.records: list = []
         self.estimator = None
@@ -46,11 +48,14 @@ class FitSession:
         self.stopped = False
         self.pending_reset = False
         self.label = ""
+        self.queued = 0  # fits ahead of this one for a compute slot (0: running)
+        self.snapshot = None  # step mode: a copy of the model the last step left
 
-    def start(self, make: Callable, X, y, fit_kwargs: dict, *, stepping: bool = False,
-              label: str = "a fit") -> None:
-        """Fit the estimator ``make()`` returns on (X, y) in the worker; the records stream.
-        ``label`` names the fit in the server's log if it fails."""
+    def start(self, estimator, X, y, fit_kwargs: dict, *, stepping: bool = False,
+              version: int = 0, label: str = "a fit") -> None:
+        """Fit ``estimator`` on (X, y) in the worker; the records stream. ``version`` names the
+        data (the worker keeps them between fits of the same version); ``label`` names the
+        fit in the server's log if it fails."""
         if self.worker is None:
             raise RuntimeError("this session was created without a worker")
         self.token += 1
@@ -60,7 +65,10 @@ class FitSession:
         self.paused = False
         self.stopped = False
         self.label = label
-        self.worker.submit(FitRequest(self.token, make, X, y, fit_kwargs, stepping=stepping))
+        self.queued = 0
+        self.snapshot = None
+        self.worker.submit(FitRequest(self.token, estimator, X, y, fit_kwargs, stepping=stepping,
+                                      version=version, data_key=version))
 
     def resume(self) -> bool:
         """Resume a paused fit; False when none is paused."""
@@ -122,6 +130,12 @@ class FitSession:
                 update.records = []
             self.records.append(record)
             update.records.append(record)
+            self.queued = 0
+        elif event.kind == "queued":
+            self.queued = int(event.payload)
+            update.queued = self.queued
+        elif event.kind == "snapshot":
+            self.snapshot = event.payload
         elif event.kind == "warning":
             self.notify(str(event.payload), "warning")
         elif event.kind == "paused":
@@ -142,3 +156,10 @@ class FitSession:
             log.error("fit of %s failed:\n%s", self.label, trace)
             self.notify(f"The fit failed: {type(exc).__name__}: {exc}", "error")
             update.finished = update.failed = True
+
+
+def _worker_for(events: queue.Queue):
+    """A worker in the server's pool of fit processes when there is one (``explorer serve``),
+    else a thread of this process (notebooks, scripts)."""
+    pool = fit_pool()
+    return PooledFitWorker(events, pool) if pool is not None else FitWorker(events)

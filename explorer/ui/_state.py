@@ -203,14 +203,9 @@ class ExplorerState(param.Parameterized):
         if not self._explain_compatibility():
             return False
         estimator = self.next_estimator(fresh=fresh)
-        version = self.data_version
-
-        def make():
-            estimator._fitted_version = version
-            return estimator
-
-        self.fits.start(make, self.data.X, self.data.y, fit_kwargs(estimator, self.data),
-                        stepping=stepping, label=f"{self.method} on {self.dataset}")
+        self.fits.start(estimator, self.data.X, self.data.y, fit_kwargs(estimator, self.data),
+                        stepping=stepping, version=self.data_version,
+                        label=f"{self.method} on {self.dataset}")
         self._mirror()
         self.status = "Selected: – features · running…" + (
             " (first run: compiling the numerical kernels, a few seconds once)"
@@ -287,6 +282,8 @@ class ExplorerState(param.Parameterized):
             self._set_status(last)
             if self.paused or not self.running:
                 self._explain(last)
+        elif update.queued and self.running:
+            self.status = f"Selected: – features · queued ({update.queued} ahead)"
         elif update.cancelled and not update.records:
             self.status = "Selected: – features · stopped before it started"
         elif update.finished and self.records and self.estimator is not None:

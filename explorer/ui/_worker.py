@@ -10,6 +10,7 @@ UI drains on its own thread.
 from __future__ import annotations
 
 import logging
+import pickle
 import queue
 import threading
 import time
@@ -26,20 +27,25 @@ log = logging.getLogger("explorer.ui")
 
 @dataclass
 class FitRequest:
-    """Everything a fit needs, captured on the UI thread."""
+    """Everything a fit needs, captured on the UI thread; plain data (it may travel to a worker
+    process). ``version`` marks the fitted model with the data it was fitted on (a later fit
+    starts warm from it only on the same data); ``data_key`` names (X, y) so that a worker
+    process that already holds them is sent the request without them."""
 
     token: int
-    make: Callable[[], Any]          # returns the estimator to fit (fresh or warm)
+    estimator: Any                   # the estimator to fit (fresh, or warm from the last one)
     X: Any
     y: Any
     fit_kwargs: dict = field(default_factory=dict)
     stepping: bool = False
+    version: int = 0
+    data_key: Any = None
 
 
 @dataclass
 class Event:
-    kind: str   # "started", "record", "paused", "done", "stopped", "cancelled", "error", "row",
-    #             "sweep-done", "sweep-error"
+    kind: str   # "started", "queued", "record", "snapshot", "paused", "done", "stopped",
+    #             "cancelled", "error", "row", "sweep-done", "sweep-error"
     token: int
     payload: Any = None
     time: float = field(default_factory=time.perf_counter)
@@ -130,6 +136,11 @@ class ComputeSlots:
     def waiting(self) -> int:
         with self._cond:
             return len(self._queue)
+
+    def ahead(self) -> int:
+        """How many would wait in front of a newcomer of its kind (0: it starts at once)."""
+        with self._cond:
+            return len(self._queue) + max(0, self._busy - self.n + 1)
 
 
 SLOTS = ComputeSlots()
@@ -228,13 +239,16 @@ class FitWorker:
         token = request.token
         self.events.put(Event("started", token))
         callback = _Callback(self, token)
-
+        ahead = SLOTS.ahead()
+        if ahead:
+            self.events.put(Event("queued", token, ahead))
         if not SLOTS.acquire(callback.cancelled, urgent=True):
             # replaced or stopped while waiting for its turn: nothing was fitted
             self.events.put(Event("cancelled", token))
             return
         try:
-            estimator = request.make()
+            estimator = callback.estimator = request.estimator
+            estimator._fitted_version = request.version
             estimator.fit(request.X, request.y, callback=callback, **request.fit_kwargs)
         except Exception as exc:  # reported to the user, never raised into the UI loop
             self.paused = False
@@ -257,6 +271,7 @@ class _Callback:
         self.token = token
         self.holding = True  # the fit starts once its compute slot is granted
         self.stop_flag = worker._stop_flag  # read by compiled loops (numba APG)
+        self.estimator = None  # the estimator being fitted (for step mode's snapshots)
 
     def cancelled(self) -> bool:
         return self.worker._stop_current.is_set() or self.worker._closed
@@ -283,6 +298,9 @@ class _Callback:
             return False
         if w.stepping:
             w.paused = True
+            if self.estimator is not None:  # the model this step left, for the lessons
+                w.events.put(Event("snapshot", self.token,
+                                   pickle.loads(pickle.dumps(self.estimator))))
             w.events.put(Event("paused", self.token, record))
             SLOTS.release()  # a paused fit computes nothing: its turn goes to others
             self.holding = False

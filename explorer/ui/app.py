@@ -221,6 +221,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.progress = W.progress("sweep-progress")
         self.sweep_status = pn.pane.Markdown("", css_classes=["sweep-status"])
         self.summary = pn.pane.Markdown("", css_classes=["data-summary"])
+        self.lesson_link = pn.pane.Markdown("", css_classes=["lesson-link"])
         s.param.watch(self._on_message, ["message", "message_level"])
         s.param.watch(self._on_status, ["status", "explanation", "sweep_status",
                                         "sweep_progress", "running", "paused"])
@@ -353,6 +354,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self._show_selected()
         self._update_summary()
         self._refresh_metric_options()
+        self.lesson_link.object = lesson_link(self.state.method_class.display_name)
 
     def _on_metric(self, *_):
         self._show_accuracy()
@@ -578,7 +580,7 @@ class ExplorerApp(pn.viewable.Viewer):
                              f"{max_upload_mb():g} MB; larger files: `explorer serve "
                              "--data PATH`):", css_classes=["upload-help"]),
             self.upload, self.label_select,
-            "### Method", self.method_select, self.method_knobs, self.live,
+            "### Method", self.method_select, self.lesson_link, self.method_knobs, self.live,
             pn.Row(self.run_button, self.stop_button, self.step_button),
             "### Compare", self.metric_select, self.baseline_select, self.sweep_button,
             self.export, sizing_mode="stretch_width", css_classes=["controls"])
@@ -626,3 +628,12 @@ class ExplorerApp(pn.viewable.Viewer):
             return template
         return self
 
+
+
+def lesson_link(method_name: str) -> str:
+    """A link to the lesson of the method (when it has one) and to the lessons' index."""
+    from .teaching.index import LESSONS
+
+    own = [lesson for lesson in LESSONS if lesson.method == method_name]
+    text = f"[How {method_name} works, step by step](./{own[0].path}) · " if own else ""
+    return text + "[all lessons](./lessons)"

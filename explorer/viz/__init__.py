@@ -39,12 +39,23 @@ from ._frames import (
     selected_table,
     selection_matrix,
 )
+from ._lessons import (
+    confusion_heatmap,
+    decision_slice,
+    gap_trace,
+    group_norm_bars,
+    level_bounds,
+    ratio_curve,
+    simplex_weights,
+    violation_bars,
+)
 from ._stability import agreement_heatmap, frequency_bars, frequency_image
 
 __all__ = [
     "BEST_LEGEND", "LEGEND_OPTS", "MAP_LABELS", "SELECTED_COLOR", "YOURS_COLOR",
     "add_svg_save", "agreement_heatmap", "frequency_bars", "frequency_image",
-    "svg_save_everywhere",
+    "svg_save_everywhere", "confusion_heatmap", "decision_slice", "gap_trace", "group_norm_bars",
+    "level_bounds", "ratio_curve", "simplex_weights", "violation_bars",
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",
     "path_curves", "BOUNDS_COLUMNS", "CONVERGENCE_COLUMNS", "KEPT_COLUMNS", "accuracy_plot",
     "block_membership", "convergence_curve",

@@ -503,12 +503,13 @@ def schedule_plot(schedules: dict) -> hv.Overlay:
     return hv.Overlay(curves).opts(legend_position="top_right", logy=True)
 
 
-def candidate_bars(frame: pd.DataFrame, title: str = "worst-case analysis") -> hv.Bars:
+def candidate_bars(frame: pd.DataFrame, title: str = "worst-case analysis",
+                   ylabel: str = "(Xᵀ(α⊙y))²") -> hv.Bars:
     """Scores of the chosen block (red) and the runners-up (grey)."""
     data = frame.assign(kind=np.where(frame["chosen"], "chosen block", "runner-up"))
     return hv.Bars(data, ["name"], ["score", "kind"]).opts(
         color="kind", cmap={"chosen block": SELECTED_COLOR, "runner-up": "#bbbbbb"},
-        xrotation=60, tools=["hover"], title=title, ylabel="(Xᵀ(α⊙y))²", show_legend=False)
+        xrotation=60, tools=["hover"], title=title, ylabel=ylabel, show_legend=False)
 
 
 def block_norm_bars(norms, title: str = "restricted master: ‖ω_t‖ per block") -> hv.Bars:

@@ -296,6 +296,8 @@ class BundleMaster(CachedMaster):
                 self.coef[a:b_] = 0.0
             J_best = self._objective(self._scores(self.coef, self.intercept), self.coef)[0]
         self.total_inner += steps
+        _, violated, violated_loss = self._objective(self._scores(self.coef, self.intercept),
+                                                     self.coef)
         alpha = sol.alpha if sol is not None else self.last_alpha
         self.last_alpha = alpha
         return MasterSolution(
@@ -303,6 +305,7 @@ class BundleMaster(CachedMaster):
             dual_base=self._dual_base(alpha), block_norms=self.block_norms(self.coef),
             info={"inner_gaps": np.asarray(gaps), "K": len(self.q), "cuts": np.asarray(cuts),
                   "inner_measure": measure,
+                  "violated": self._table(violated, violated_loss),
                   "bundle_gap": gaps[-1] if gaps else np.nan,
                   "intercept_at_bound": bool(abs(self.intercept) >= 0.999 * self.R
                                              and self.fit_intercept)})
@@ -323,6 +326,14 @@ class BundleMaster(CachedMaster):
         return a * t - 0.5 * t * t * S
 
     # --------------------------------------------------------------- helpers
+    def _table(self, yb: np.ndarray, loss: float) -> dict:
+        """The most violated labeling ȳ at the master's point (Alg. 3) against y: its
+        confusion counts and its loss Δ(y, ȳ)."""
+        pos, pred = self.y > 0, np.asarray(yb) > 0
+        return {"tp": int(np.sum(pos & pred)), "fp": int(np.sum(~pos & pred)),
+                "fn": int(np.sum(pos & ~pred)), "tn": int(np.sum(~pos & ~pred)),
+                "delta": float(loss)}
+
     def _signal(self, alpha: np.ndarray) -> np.ndarray:
         Yb = np.array(self.labelings, dtype=np.float64)  # K × n
         return (alpha[:, None] * self._diff(Yb.T).T).sum(axis=0) / self.n

@@ -1,0 +1,337 @@
+"""Fits outside the server's interpreter: a pool of worker processes, one per core.
+
+The server's event loop only serves pages and draws. Each session is placed on the worker
+process holding the fewest sessions; there a :class:`~explorer.ui._worker.FitWorker` thread
+runs its fits exactly as it would in the server, and the process's compute slots (one per
+core it owns) give the CPU to its fits in turns, a record at a time, a fit a user just started
+first. Records, warnings and the fitted model come back over a pipe into the session's event
+queue; *Stop*, *Step* and *Run* go the other way and reach the fit within one inner step.
+
+A worker process that dies is replaced at once: the sessions whose fit it was computing get an
+error in their message area, the others are moved to the new process without noticing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import multiprocessing as mp
+import os
+import pickle
+import threading
+import traceback
+from collections import defaultdict
+from itertools import count
+
+from ._worker import Event, FitRequest
+
+log = logging.getLogger("explorer.ui")
+
+TERMINAL = ("done", "stopped", "cancelled", "error")
+_POOL: FitPool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def configured_processes() -> int:
+    """Worker processes for fits: ``EXPLORER_FIT_PROCESSES`` (``explorer serve
+    --fit-processes``); 0, the default outside ``explorer serve``, fits in the server's own
+    threads (notebooks, scripts, tests of the state)."""
+    try:
+        return max(0, int(os.environ.get("EXPLORER_FIT_PROCESSES", "0")))
+    except ValueError:
+        return 0
+
+
+def start_fit_pool(n: int | None = None) -> FitPool | None:
+    """The server's pool of ``n`` (default: configured) worker processes, started once."""
+    global _POOL
+    n = configured_processes() if n is None else n
+    with _POOL_LOCK:
+        if _POOL is None and n > 0:
+            _POOL = FitPool(n)
+        return _POOL
+
+
+def fit_pool() -> FitPool | None:
+    """The running pool, or None when fits run in the server's threads."""
+    return _POOL if _POOL is not None else start_fit_pool()
+
+
+# ---------------------------------------------------------------------- the worker process
+class _Outbox:
+    """The events of one session's fits, sent to the server (a queue for the FitWorker)."""
+
+    def __init__(self, sid: int, conn, lock: threading.Lock):
+        self.sid, self.conn, self.lock = sid, conn, lock
+
+    def put(self, event: Event) -> None:
+        if event.kind == "error":
+            exc, trace = event.payload
+            try:
+                pickle.dumps(exc)
+            except Exception:  # an exception that cannot travel is sent as its text
+                event = Event("error", event.token, (RuntimeError(f"{type(exc).__name__}: "
+                                                                  f"{exc}"), trace))
+        with self.lock:
+            self.conn.send((self.sid, event))
+
+
+def _serve(conn, slots: int) -> None:  # pragma: no cover - runs in the worker process
+    """The worker process: one FitWorker per session placed here, commands from the pipe."""
+    from threadpoolctl import threadpool_limits
+
+    from . import _worker
+
+    threadpool_limits(max(1, slots))
+    _worker.SLOTS = _worker.ComputeSlots(slots)
+    _worker.warm_up_kernels()
+    lock = threading.Lock()
+    workers: dict[int, _worker.FitWorker] = {}
+    data: dict[int, tuple] = {}
+    while True:
+        try:
+            command, sid, payload = conn.recv()
+        except (EOFError, OSError):
+            break
+        if command == "exit":
+            break
+        if command == "open":
+            workers[sid] = _worker.FitWorker(_Outbox(sid, conn, lock))
+        elif command == "close":
+            worker = workers.pop(sid, None)
+            data.pop(sid, None)
+            if worker is not None:
+                worker.close()
+        elif command == "submit":
+            request: FitRequest = payload
+            if request.X is None:
+                request.X, request.y = data[sid][1:]
+            else:
+                data[sid] = (request.data_key, request.X, request.y)
+            workers[sid].submit(request)
+        elif command in ("stop", "step", "resume"):
+            getattr(workers[sid], command)()
+        elif command == "crash":  # tests: a worker process that dies in the middle of a fit
+            os._exit(3)
+    for worker in workers.values():
+        worker.close()
+
+
+# ---------------------------------------------------------------------- the server's side
+class _Host:
+    """One worker process, its pipe and the sessions placed on it."""
+
+    def __init__(self, pool: FitPool, slots: int):
+        self.pool = pool
+        self.slots = slots
+        ctx = mp.get_context("spawn")  # no fork of a server with threads
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_serve, args=(child, slots), daemon=True,
+                                   name="explorer-fit-process")
+        self.process.start()
+        child.close()
+        self.send_lock = threading.Lock()
+        self.sessions: set[int] = set()
+        self.reader = threading.Thread(target=self._read, name="explorer-fit-pipe", daemon=True)
+        self.reader.start()
+
+    def send(self, command: str, sid: int, payload=None) -> bool:
+        try:
+            with self.send_lock:
+                self.conn.send((command, sid, payload))
+            return True
+        except (OSError, ValueError, BrokenPipeError):
+            return False
+
+    def _read(self) -> None:
+        while True:
+            try:
+                sid, event = self.conn.recv()
+            except (EOFError, OSError):
+                break
+            self.pool.deliver(sid, event)
+        self.pool.lost(self)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.send("exit", 0)
+        self.process.join(timeout)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(1.0)
+        self.conn.close()
+
+
+class FitPool:
+    """``n`` worker processes, each computing ``slots`` fits at once (default: its share of
+    the cores); sessions are placed on the least loaded one."""
+
+    def __init__(self, n: int, slots: int | None = None):
+        self.n = int(n)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else (os.cpu_count() or 1)
+        self.slots = int(slots) if slots else max(1, cores // self.n)  # fits computing at once
+        self._lock = threading.Lock()
+        self._ids = count(1)
+        self.workers: dict[int, PooledFitWorker] = {}
+        self.hosts = [_Host(self, self.slots) for _ in range(self.n)]
+        self.replaced = 0
+        self.closed = False
+        atexit.register(self.close)
+
+    # placement
+    def open(self, worker: PooledFitWorker) -> None:
+        with self._lock:
+            sid = next(self._ids)
+            host = min(self.hosts, key=lambda h: len(h.sessions))
+            host.sessions.add(sid)
+            worker.sid, worker.host = sid, host
+            self.workers[sid] = worker
+        host.send("open", sid)
+
+    def release(self, worker: PooledFitWorker) -> None:
+        with self._lock:
+            self.workers.pop(worker.sid, None)
+            worker.host.sessions.discard(worker.sid)
+        worker.host.send("close", worker.sid)
+
+    # events
+    def deliver(self, sid: int, event: Event) -> None:
+        worker = self.workers.get(sid)
+        if worker is not None:
+            worker.receive(event)
+
+    def lost(self, host: _Host) -> None:
+        """A worker process ended: replace it; tell only the sessions whose fit it held."""
+        if self.closed:
+            return
+        host.process.join(2.0)
+        code = host.process.exitcode
+        log.error("a fit worker process ended (exit code %s); starting another", code)
+        with self._lock:
+            if host not in self.hosts:
+                return
+            fresh = _Host(self, self.slots)
+            self.hosts[self.hosts.index(host)] = fresh
+            self.replaced += 1
+            moved = [self.workers[sid] for sid in host.sessions if sid in self.workers]
+            fresh.sessions.update(w.sid for w in moved)
+        for worker in moved:
+            worker.moved_to(fresh, code)
+            fresh.send("open", worker.sid)
+
+    def pids(self) -> list[int]:
+        return [h.process.pid for h in self.hosts]
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for host in self.hosts:
+            host.stop()
+
+
+class PooledFitWorker:
+    """A session's fit worker in a worker process, with :class:`FitWorker`'s interface."""
+
+    def __init__(self, events, pool: FitPool):
+        self.events = events
+        self.pool = pool
+        self.sid = 0
+        self.host: _Host | None = None
+        self._lock = threading.Lock()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._token = None      # the latest submitted fit
+        self._sent_key = None   # the data the worker process holds for this session
+        self.paused = False
+        self.stepping = False
+        self._closed = False
+        pool.open(self)
+
+    # ------------------------------------------------------------------ control
+    def submit(self, request: FitRequest) -> None:
+        with self._lock:
+            self._token = request.token
+            self._idle.clear()
+            self.paused = False
+            self.stepping = request.stepping
+            if request.data_key is not None and request.data_key == self._sent_key:
+                request = _without_data(request)
+            else:
+                self._sent_key = request.data_key
+            host = self.host
+        if not host.send("submit", self.sid, request):
+            self._report_lost(None)
+
+    def stop(self) -> None:
+        self.host.send("stop", self.sid)
+
+    def step(self) -> bool:
+        if self.paused:
+            self.paused = False
+            self.stepping = True
+            self.host.send("step", self.sid)
+            return True
+        return False
+
+    def resume(self) -> bool:
+        if self.paused:
+            self.paused = False
+            self.stepping = False
+            self.host.send("resume", self.sid)
+            return True
+        return False
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.pool.release(self)
+        self._idle.set()
+
+    @property
+    def busy(self) -> bool:
+        return not self._idle.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._idle.wait(timeout)
+
+    # ------------------------------------------------------------------ from the pipe
+    def receive(self, event: Event) -> None:
+        if event.kind == "paused":
+            self.paused = True
+        self.events.put(event)
+        if event.kind in TERMINAL and event.token == self._token:
+            self.paused = False
+            self._idle.set()
+
+    def moved_to(self, host: _Host, code) -> None:
+        """The worker process died; the session now lives on ``host``."""
+        with self._lock:
+            self.host = host
+            self._sent_key = None
+        self._report_lost(code)
+
+    def _report_lost(self, code) -> None:
+        if self._idle.is_set() or self._token is None:
+            return
+        self.paused = False
+        exc = RuntimeError("the worker process computing this fit stopped"
+                           + (f" (exit code {code})" if code is not None else "")
+                           + "; a new one has taken its place: press Run to fit again")
+        self.events.put(Event("error", self._token, (exc, "".join(
+            traceback.format_exception_only(type(exc), exc)))))
+        self._idle.set()
+
+
+def _without_data(request: FitRequest) -> FitRequest:
+    from dataclasses import replace
+
+    return replace(request, X=None, y=None)
+
+
+def sessions_per_process(pool: FitPool) -> dict[int, int]:
+    """pid → sessions placed on it (the load benchmark reports it)."""
+    placed = defaultdict(int)
+    for host in pool.hosts:
+        placed[host.process.pid] = len(host.sessions)
+    return dict(placed)

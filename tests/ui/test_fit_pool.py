@@ -1,0 +1,181 @@
+"""Fits in the pool of worker processes, through the session state as the server uses it:
+the same model as in the server's own thread, *Stop* within an inner step, a killed worker
+process replaced and reported to its session only, "queued (n ahead)", nothing left after a
+page closes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+import psutil
+import pytest
+
+from explorer.ui import ExplorerState, _fit_pool
+from explorer.ui._fit_pool import FitPool, PooledFitWorker
+from explorer.ui._worker import FitWorker
+
+LONG = {"dataset": "fgm-type1", "method": "fgm", "B": "1", "max_outer": "200", "tol": "0"}
+
+
+@pytest.fixture(scope="module")
+def pool():
+    started = FitPool(2)
+    _fit_pool._POOL = started
+    try:
+        yield started
+    finally:
+        _fit_pool._POOL = None
+        started.close()
+
+
+def _session(pool, query=None):
+    state = ExplorerState(dataset="digits-3v8", live=False)
+    assert isinstance(state.fits.worker, PooledFitWorker)
+    if query:
+        state.from_query(query, fit=False)
+    return state
+
+
+def _until(condition, timeout=30.0):
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_pooled_fit_gives_the_model_of_a_fit_in_the_server(pool):
+    pooled = _session(pool)
+    local = ExplorerState(dataset="digits-3v8", live=False, start_worker=False)
+    local.fits.worker = FitWorker(local._events)  # in this process, as before the pool
+    try:
+        for state in (pooled, local):
+            state.set_param("B", 3)
+            state.fit()
+            state.wait(60)
+        assert not isinstance(local.fits.worker, PooledFitWorker)
+        np.testing.assert_array_equal(pooled.estimator.coef_, local.estimator.coef_)
+        assert [r.objective for r in pooled.records] == [r.objective for r in local.records]
+        # the next fit of the same data does not send the data again, and starts warm from
+        # the model that came back from the worker process when asked
+        pooled.set_param("warm_start", True)
+        pooled.set_param("B", 4, refit=True)
+        pooled.wait(60)
+        assert all(r.info.get("warm_start") for r in pooled.records)
+    finally:
+        pooled.close()
+        local.close()
+
+
+def test_stop_reaches_the_worker_process_within_an_inner_step(pool):
+    state = _session(pool, LONG)
+    try:
+        state.fit()
+        assert _until(lambda: state.poll().records or len(state.records) > 3)
+        started = time.perf_counter()
+        state.stop()
+        assert state.fits.worker.wait(2.0)
+        latency = time.perf_counter() - started
+        state.poll()
+        assert latency < 1.0
+        assert state.estimator is not None and state.estimator.stopped_early_
+        assert "stopped" in state.status and "Stopped" in state.message
+    finally:
+        state.close()
+
+
+def test_a_killed_worker_is_replaced_and_only_its_session_hears_of_it(pool):
+    victim = _session(pool, LONG)
+    other = _session(pool)
+    try:
+        assert victim.fits.worker.host is not other.fits.worker.host  # one on each process
+        victim.fit()
+        assert _until(lambda: victim.poll().records or len(victim.records) > 2)
+        pid = victim.fits.worker.host.process.pid
+        os.kill(pid, signal.SIGKILL)
+        other.fit()
+        assert victim.fits.worker.wait(30)
+        victim.poll()
+        assert victim.message_level == "error" and "worker process" in victim.message
+        assert "failed" in victim.status
+        other.wait(60)
+        assert other.message_level == "info" and "done" in other.status  # nobody else noticed
+        assert pid not in pool.pids() and pool.replaced >= 1
+        assert victim.fits.worker.host.process.is_alive()
+        victim.from_query({"dataset": "digits-3v8", "method": "fgm"}, fit=False)
+        victim.fit()                                  # the session goes on, on the new process
+        victim.wait(60)
+        assert "done" in victim.status and victim.estimator is not None
+    finally:
+        victim.close()
+        other.close()
+
+
+def test_a_fit_waiting_for_the_core_says_queued_with_how_many_ahead():
+    single = FitPool(1, slots=1)
+    _fit_pool._POOL, before = single, _fit_pool._POOL
+    long_one = short = None
+    try:
+        long_one = _session(single, LONG)
+        short = _session(single)
+        long_one.fit()
+        assert _until(lambda: long_one.poll().records or len(long_one.records) > 2)
+        short.fit()
+        seen = []
+
+        def finished():
+            seen.append(short.poll().queued)
+            return short.estimator is not None and not short.running
+
+        assert _until(finished, 60)
+        assert max(seen) == 1
+        assert short.estimator is not None  # its turn came while the long fit still ran
+        assert long_one.running
+    finally:
+        for state in (long_one, short):
+            if state is not None:
+                state.close()
+        _fit_pool._POOL = before
+        single.close()
+
+
+def test_closing_the_pages_frees_their_threads_in_the_worker_processes(pool):
+    baseline = {pid: psutil.Process(pid).num_threads() for pid in pool.pids()}
+    states = [_session(pool) for _ in range(6)]
+    for state in states:
+        state.fit()
+    for state in states:
+        state.wait(60)
+    grown = {pid: psutil.Process(pid).num_threads() for pid in pool.pids()}
+    assert sum(grown.values()) >= sum(baseline.values()) + 6  # a fit thread per session
+    for state in states:
+        state.close()
+    assert all(not h.sessions for h in pool.hosts)
+    assert _until(lambda: {pid: psutil.Process(pid).num_threads()
+                           for pid in pool.pids()} == baseline, 10)
+
+
+def test_the_pool_closes_its_processes():
+    scratch = FitPool(1)
+    pid = scratch.pids()[0]
+    scratch.close()
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_the_status_says_how_many_fits_are_ahead_until_the_first_record():
+    from explorer import FGM
+    from explorer.ui._worker import Event
+
+    state = ExplorerState(dataset="digits-3v8", live=False, start_worker=False)
+    est = FGM(B=2, max_outer=2).fit(state.data.X, state.data.y)
+    state.fits.running, state.fits.token = True, 4
+    state._events.put(Event("queued", 4, 3))
+    state.poll()
+    assert state.status == "Selected: – features · queued (3 ahead)"
+    state._events.put(Event("record", 4, est.history_[0]))
+    state.poll()
+    assert "queued" not in state.status and state.fits.queued == 0

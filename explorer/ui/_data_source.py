@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import io
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._params import ParamSpec
@@ -16,6 +19,34 @@ from ..data import DataError, Dataset, catalogue, entry, load
 from ._session import UPLOAD
 
 DEFAULT_MAX_UPLOAD_MB = 50.0
+SHARED_DATASETS = 8  # catalogue datasets (with their knobs) kept for every session to share
+TEST_SIZE = 0.3      # the test part every session holds out (seed 0: the same rows everywhere)
+_SHARED: OrderedDict = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+
+
+def split_for_sessions(ds: Dataset, key=None) -> Dataset:
+    """``ds`` with its test part held out. A catalogue dataset (``key``: its name and knobs) is
+    split once per server and shared by every session that loads it — a class of 30 on the
+    same data holds one copy — with its dense arrays read-only; other data are split per
+    session."""
+    if key is None:
+        return ds.split(test_size=TEST_SIZE, seed=0)
+    with _SHARED_LOCK:
+        if key in _SHARED:
+            _SHARED.move_to_end(key)
+            return _SHARED[key]
+    split = ds.split(test_size=TEST_SIZE, seed=0)
+    for name in ("X", "y", "X_test", "y_test", "X_unlabeled"):
+        value = getattr(split, name, None)
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    split.shared_key = key
+    with _SHARED_LOCK:
+        _SHARED[key] = split
+        while len(_SHARED) > SHARED_DATASETS:
+            _SHARED.popitem(last=False)
+    return split
 
 
 def max_upload_mb() -> float:
@@ -53,6 +84,19 @@ class DataSource:
         if name == UPLOAD or name not in catalogue() or name in local_files():
             return ()
         return entry(name).params
+
+    def key(self, name: str):
+        """What names the data ``name`` builds for sharing between sessions: a catalogue entry
+        with its knobs; None for uploads and served files (per session)."""
+        if name == UPLOAD or name in local_files() or name not in catalogue():
+            return None
+        return (name, tuple(sorted((k, repr(v)) for k, v in self.params.items())))
+
+    def shared(self, name: str) -> Dataset | None:
+        """The split dataset ``name`` if a session already built it with these knobs."""
+        key = self.key(name)
+        with _SHARED_LOCK:
+            return _SHARED.get(key) if key is not None else None
 
     def build(self, name: str) -> Dataset:
         """The dataset ``name`` names (the upload, a served file or a catalogue entry with

@@ -87,7 +87,7 @@ def _serve(conn, slots: int) -> None:  # pragma: no cover - runs in the worker p
     _worker.warm_up_kernels()
     lock = threading.Lock()
     workers: dict[int, _worker.FitWorker] = {}
-    data: dict[int, tuple] = {}
+    data: dict = {}  # data key → (X, y), kept while a session of this process uses them
     while True:
         try:
             command, sid, payload = conn.recv()
@@ -99,15 +99,20 @@ def _serve(conn, slots: int) -> None:  # pragma: no cover - runs in the worker p
             workers[sid] = _worker.FitWorker(_Outbox(sid, conn, lock))
         elif command == "close":
             worker = workers.pop(sid, None)
-            data.pop(sid, None)
             if worker is not None:
                 worker.close()
+        elif command == "forget":
+            data.pop(payload, None)
         elif command == "submit":
             request: FitRequest = payload
+            if request.X is None and request.data_key not in data:
+                _Outbox(sid, conn, lock).put(Event("error", request.token, (RuntimeError(
+                    "the worker process lost this session's data: press Run again"), "")))
+                continue
             if request.X is None:
-                request.X, request.y = data[sid][1:]
+                request.X, request.y = data[request.data_key]
             else:
-                data[sid] = (request.data_key, request.X, request.y)
+                data[request.data_key] = (request.X, request.y)
             workers[sid].submit(request)
         elif command in ("stop", "step", "resume"):
             getattr(workers[sid], command)()
@@ -130,8 +135,9 @@ class _Host:
                                    name="explorer-fit-process")
         self.process.start()
         child.close()
-        self.send_lock = threading.Lock()
+        self.send_lock = threading.RLock()  # also orders a submit after the data it relies on
         self.sessions: set[int] = set()
+        self.data_users: dict = {}  # data key → the sessions whose last fit used it
         self.reader = threading.Thread(target=self._read, name="explorer-fit-pipe", daemon=True)
         self.reader.start()
 
@@ -192,7 +198,33 @@ class FitPool:
         with self._lock:
             self.workers.pop(worker.sid, None)
             worker.host.sessions.discard(worker.sid)
+            forget = self._leave_data(worker)
         worker.host.send("close", worker.sid)
+        if forget is not None:
+            worker.host.send("forget", 0, forget)
+
+    def use_data(self, worker: PooledFitWorker, key) -> tuple[bool, object]:
+        """Mark ``key`` as the data of the session's next fit: (whether its process already
+        holds them, a key that no session of the process uses any more)."""
+        with self._lock:
+            users = worker.host.data_users
+            held = bool(users.get(key))
+            forget = self._leave_data(worker) if worker.data_key != key else None
+            users.setdefault(key, set()).add(worker.sid)
+            worker.data_key = key
+        return held, forget
+
+    @staticmethod
+    def _leave_data(worker: PooledFitWorker):
+        key, users = worker.data_key, worker.host.data_users
+        worker.data_key = None
+        if key is None or key not in users:
+            return None
+        users[key].discard(worker.sid)
+        if users[key]:
+            return None
+        del users[key]
+        return key
 
     # events
     def deliver(self, sid: int, event: Event) -> None:
@@ -215,6 +247,8 @@ class FitPool:
             self.replaced += 1
             moved = [self.workers[sid] for sid in host.sessions if sid in self.workers]
             fresh.sessions.update(w.sid for w in moved)
+            for worker in moved:  # the new process holds no data yet
+                worker.data_key = None
         for worker in moved:
             worker.moved_to(fresh, code)
             fresh.send("open", worker.sid)
@@ -242,7 +276,7 @@ class PooledFitWorker:
         self._idle = threading.Event()
         self._idle.set()
         self._token = None      # the latest submitted fit
-        self._sent_key = None   # the data the worker process holds for this session
+        self.data_key = None    # the data of this session's last fit, on its process
         self.paused = False
         self.stepping = False
         self._closed = False
@@ -255,12 +289,15 @@ class PooledFitWorker:
             self._idle.clear()
             self.paused = False
             self.stepping = request.stepping
-            if request.data_key is not None and request.data_key == self._sent_key:
-                request = _without_data(request)
-            else:
-                self._sent_key = request.data_key
             host = self.host
-        if not host.send("submit", self.sid, request):
+        with host.send_lock:  # no other submit may pass this one's data on the pipe
+            held, forget = self.pool.use_data(self, request.data_key)
+            if held:
+                request = _without_data(request)
+            if forget is not None:
+                host.send("forget", 0, forget)
+            sent = host.send("submit", self.sid, request)
+        if not sent:
             self._report_lost(None)
 
     def stop(self) -> None:
@@ -308,7 +345,6 @@ class PooledFitWorker:
         """The worker process died; the session now lives on ``host``."""
         with self._lock:
             self.host = host
-            self._sent_key = None
         self._report_lost(code)
 
     def _report_lost(self, code) -> None:

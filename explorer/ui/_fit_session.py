@@ -52,10 +52,12 @@ class FitSession:
         self.snapshot = None  # step mode: a copy of the model the last step left
 
     def start(self, estimator, X, y, fit_kwargs: dict, *, stepping: bool = False,
-              version: int = 0, label: str = "a fit") -> None:
-        """Fit ``estimator`` on (X, y) in the worker; the records stream. ``version`` names the
-        data (the worker keeps them between fits of the same version); ``label`` names the
-        fit in the server's log if it fails."""
+              version: int = 0, data_key=None, label: str = "a fit") -> None:
+        """Fit ``estimator`` on (X, y) in the worker; the records stream. ``version`` marks
+        the model with its data; ``data_key`` names (X, y) for a worker process, which keeps
+        them while a session uses them (shared data: one copy for every session; default: this
+        session's data of this version); ``label`` names the fit in the server's log if it
+        fails."""
         if self.worker is None:
             raise RuntimeError("this session was created without a worker")
         self.token += 1
@@ -68,7 +70,8 @@ class FitSession:
         self.queued = 0
         self.snapshot = None
         self.worker.submit(FitRequest(self.token, estimator, X, y, fit_kwargs, stepping=stepping,
-                                      version=version, data_key=version))
+                                      version=version,
+                                      data_key=data_key or ("own", id(self), version)))
 
     def resume(self) -> bool:
         """Resume a paused fit; False when none is paused."""

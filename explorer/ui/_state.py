@@ -21,7 +21,7 @@ from ..experiments import fit_kwargs
 from ..methods import REGISTRY
 from ..texts import explain
 from . import _session, _status
-from ._data_source import DataSource, available_datasets
+from ._data_source import DataSource, available_datasets, split_for_sessions
 from ._fit_session import FitSession, Update
 from ._method_settings import MethodSettings
 from ._session import UPLOAD
@@ -82,11 +82,14 @@ class ExplorerState(param.Parameterized):
 
     def load(self) -> bool:
         """(Re)build the current dataset; on a data problem keep the previous one."""
-        try:
-            ds = self.source.build(self.dataset)
-        except (DataError, ValueError) as exc:
-            self.notify(str(exc), "error")
-            return False
+        ds = self.source.shared(self.dataset)
+        if ds is None:
+            try:
+                ds = split_for_sessions(self.source.build(self.dataset),
+                                        self.source.key(self.dataset))
+            except (DataError, ValueError) as exc:
+                self.notify(str(exc), "error")
+                return False
         self._use_dataset(ds, name=ds.name or self.dataset)
         return True
 
@@ -104,7 +107,7 @@ class ExplorerState(param.Parameterized):
 
     def _use_dataset(self, ds: Dataset, name: str) -> None:
         self.cancel_all()
-        self.data = ds.split(test_size=0.3, seed=0)
+        self.data = split_for_sessions(ds)  # unchanged when already split (a shared one)
         size = self.data.n_samples * self.data.n_features
         if size > BIG_DATA and self.live:
             self.live = False
@@ -205,6 +208,7 @@ class ExplorerState(param.Parameterized):
         estimator = self.next_estimator(fresh=fresh)
         self.fits.start(estimator, self.data.X, self.data.y, fit_kwargs(estimator, self.data),
                         stepping=stepping, version=self.data_version,
+                        data_key=getattr(self.data, "shared_key", None),
                         label=f"{self.method} on {self.dataset}")
         self._mirror()
         self.status = "Selected: – features · running…" + (

@@ -179,3 +179,26 @@ def test_the_status_says_how_many_fits_are_ahead_until_the_first_record():
     state._events.put(Event("record", 4, est.history_[0]))
     state.poll()
     assert "queued" not in state.status and state.fits.queued == 0
+
+
+def test_sessions_on_the_same_data_share_one_copy_here_and_in_their_process(pool):
+    """A class on one dataset: the server holds one split and each worker process one copy,
+    kept while a session uses it and dropped when the last one leaves."""
+    first, second = _session(pool), _session(pool)
+    third = _session(pool)  # back on the first process (least loaded placement)
+    try:
+        assert first.data is second.data is third.data  # one split, shared
+        assert not first.data.X.flags.writeable          # and read-only
+        for state in (first, second, third):
+            state.fit()
+            state.wait(60)
+            assert "done" in state.status
+        key = first.data.shared_key
+        holders = [h for h in pool.hosts if key in h.data_users]
+        assert {sid for h in holders for sid in h.data_users[key]} == \
+            {s.fits.worker.sid for s in (first, second, third)}
+        np.testing.assert_array_equal(first.estimator.coef_, third.estimator.coef_)
+    finally:
+        for state in (first, second, third):
+            state.close()
+    assert all(key not in h.data_users for h in pool.hosts)

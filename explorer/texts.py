@@ -211,3 +211,25 @@ def explain(method: str, record, names: Sequence[str] | None = None) -> str:
     if member is not None:
         text = f"Class {member} against the rest (one binary fit per class): {text}"
     return with_names(text, names)
+
+
+BLANK_SHARE = 0.05  # a feature non-zero in fewer training rows than this share is "blank"
+
+
+def blank_weight_note(selected, nonzero_rows, n_rows: int, scaling, names) -> str:
+    """Why a selected pixel that is blank in almost every image carries weight: a scaling to
+    unit norm (or unit mean square) divides each column by its norm, so a column non-zero in
+    a handful of rows is magnified until those rows alone decide its weight. "" when no
+    selected feature is blank or no such scaling was used."""
+    if scaling not in ("norm", "rms") or nonzero_rows is None or n_rows <= 0:
+        return ""
+    blank = [j for j in selected if nonzero_rows[j] < BLANK_SHARE * n_rows]
+    if not blank:
+        return ""
+    shown = ", ".join(f"{names[j]} (non-zero in {int(nonzero_rows[j])} of {n_rows} rows)"
+                      for j in blank[:4])
+    more = f" and {len(blank) - 4} more" if len(blank) > 4 else ""
+    return (f"**Blank pixels selected:** {shown}{more}. With feature_scaling = "
+            f"'{scaling}' every column is divided by its norm, so a pixel that is almost "
+            "always blank is magnified until the few images where it is not decide its "
+            "weight. Choose feature_scaling = None to weigh pixels as they are.")

@@ -103,6 +103,25 @@ class Dataset:
             return [f"r{i}c{j}" for i in range(h) for j in range(w)]
         return [f"x{j}" for j in range(self.n_features)]
 
+    def mean_row(self) -> np.ndarray | None:
+        """The mean training row (for image data: the mean image the weights are drawn over);
+        None for a lazy X."""
+        if self.is_lazy:
+            return None
+        if "_mean_row" not in self.__dict__:
+            self.__dict__["_mean_row"] = np.asarray(self.X.mean(axis=0), dtype=float).ravel()
+        return self.__dict__["_mean_row"]
+
+    def nonzero_rows(self) -> np.ndarray | None:
+        """How many training rows each feature is non-zero in; None for a lazy X."""
+        if self.is_lazy:
+            return None
+        if "_nonzero_rows" not in self.__dict__:
+            X = self.X
+            counts = X.getnnz(axis=0) if hasattr(X, "getnnz") else np.count_nonzero(X, axis=0)
+            self.__dict__["_nonzero_rows"] = np.asarray(counts).ravel()
+        return self.__dict__["_nonzero_rows"]
+
     def summary(self) -> str:
         """One line: rows, columns, density, classes."""
         parts = [f"{self.n_samples:,} × {self.n_features:,}"]

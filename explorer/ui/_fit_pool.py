@@ -28,6 +28,7 @@ from ._worker import Event, FitRequest
 log = logging.getLogger("explorer.ui")
 
 TERMINAL = ("done", "stopped", "cancelled", "error")
+WORKER_NICENESS = 10  # the worker processes yield the cores to the server's event loop
 _POOL: FitPool | None = None
 _POOL_LOCK = threading.Lock()
 
@@ -82,6 +83,7 @@ def _serve(conn, slots: int) -> None:  # pragma: no cover - runs in the worker p
 
     from . import _worker
 
+    os.nice(WORKER_NICENESS)  # pages and drawing first: a fit waits, a click does not
     threadpool_limits(max(1, slots))
     _worker.SLOTS = _worker.ComputeSlots(slots)
     _worker.warm_up_kernels()

@@ -29,6 +29,7 @@ from ._sweeps import SWEEP_EVENTS, Sweeps
 from ._worker import kernels_warming
 
 BIG_DATA = 20_000_000  # n × m above which live refits start switched off
+STATUS_EVERY_S = 0.2   # a running fit's status line changes at most this often
 
 
 class ExplorerState(param.Parameterized):
@@ -60,6 +61,8 @@ class ExplorerState(param.Parameterized):
         self._events: queue.Queue = queue.Queue()
         self.fits = FitSession(self._events, self.notify, start_worker=start_worker)
         self.sweeps = Sweeps(self._events)
+        self._status_at = 0.0
+        self._status_behind = False  # a record arrived that the status line does not show yet
         if isinstance(dataset, Dataset):
             self._use_dataset(dataset, name=dataset.name or "dataset")
         elif dataset is not None:
@@ -281,10 +284,18 @@ class ExplorerState(param.Parameterized):
         if update.failed:
             self.status = "Selected: – features · failed (see the message)"
         elif update.records:
-            self.n_records = len(self.records)
             last = update.records[-1]
-            self._set_status(last)
-            if self.paused or not self.running:
+            settled = self.paused or not self.running
+            now = time.perf_counter()
+            # a running fit's line changes at most every STATUS_EVERY_S (a class of 30 fits
+            # otherwise sent the server's event loop 600 status patches a second); the first
+            # record of a fit and its end are shown at once
+            if settled or len(self.records) == len(update.records) or \
+                    now - self._status_at >= STATUS_EVERY_S:
+                self._show_record(last, now)
+            else:
+                self._status_behind = True
+            if settled:
                 self._explain(last)
         elif update.queued and self.running:
             self.status = f"Selected: – features · queued ({update.queued} ahead)"
@@ -292,9 +303,18 @@ class ExplorerState(param.Parameterized):
             self.status = "Selected: – features · stopped before it started"
         elif update.finished and self.records and self.estimator is not None:
             # the fit's end came in a later poll than its last record: explain that record now
-            self._set_status(self.records[-1])
+            self._show_record(self.records[-1], time.perf_counter())
             self._explain(self.records[-1])
+        elif self._status_behind and self.records and \
+                time.perf_counter() - self._status_at >= STATUS_EVERY_S:
+            self._show_record(self.records[-1], time.perf_counter())  # no record since
         return update
+
+    def _show_record(self, record, now: float) -> None:
+        self.n_records = len(self.records)
+        self._set_status(record)
+        self._status_at = now
+        self._status_behind = False
 
     def _set_status(self, record) -> None:
         self.status = _status.status_line(

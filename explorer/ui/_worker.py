@@ -100,8 +100,9 @@ class ComputeSlots:
     thread per session, 20 fits would otherwise share the interpreter lock with the server's
     event loop and starve it (pages taking minutes to open). A fit gives its turn back at
     every record and queues again (FIFO), so long fits progress round-robin; a fit that has
-    computed for less than ``URGENT_S`` queues in front, so a knob a user just moved answers
-    first and a short fit finishes at once."""
+    computed for less than ``URGENT_S`` queues in front, the least served first, so a knob a
+    user just moved answers first even when a whole class has just pressed Run, and a short
+    fit finishes at once."""
 
     def __init__(self, n: int | None = None):
         import os
@@ -111,15 +112,21 @@ class ComputeSlots:
         self._queue: list[tuple[bool, object]] = []
         self._busy = 0
 
-    def acquire(self, cancelled: Callable[[], bool], *, urgent: bool = False) -> bool:
-        """Wait for a turn; False (without one) if ``cancelled()`` becomes true meanwhile."""
+    def acquire(self, cancelled: Callable[[], bool], *, urgent: bool = False,
+                served: float = 0.0) -> bool:
+        """Wait for a turn; False (without one) if ``cancelled()`` becomes true meanwhile.
+        ``served``: the compute seconds the fit has had (orders the urgent ones)."""
         me = object()
         with self._cond:
-            at = sum(1 for u, _ in self._queue if u) if urgent else len(self._queue)
-            self._queue.insert(at, (urgent, me))
-            while not (self._busy < self.n and self._queue[0][1] is me):
+            if urgent:
+                at = next((i for i, (u, s, _) in enumerate(self._queue)
+                           if not u or s > served), len(self._queue))
+            else:
+                at = len(self._queue)
+            self._queue.insert(at, (urgent, served, me))
+            while not (self._busy < self.n and self._queue[0][2] is me):
                 if cancelled():
-                    self._queue = [q for q in self._queue if q[1] is not me]
+                    self._queue = [q for q in self._queue if q[2] is not me]
                     self._cond.notify_all()
                     return False
                 self._cond.wait(0.05)
@@ -286,7 +293,8 @@ class _Callback:
         if SLOTS.waiting():
             SLOTS.release()
             self.holding = False
-            if not SLOTS.acquire(self.cancelled, urgent=record.elapsed < URGENT_S):
+            if not SLOTS.acquire(self.cancelled, urgent=record.elapsed < URGENT_S,
+                                 served=record.elapsed):
                 return False
             self.holding = True
         return True

@@ -23,6 +23,7 @@ from holoviews.streams import Buffer, Pipe
 
 from .. import viz
 from ..metrics import METRICS
+from ..texts import blank_weight_note
 from . import _widgets as W
 from ._live import LiveFit
 
@@ -247,6 +248,8 @@ class SparsityView(pn.viewable.Viewer):
         self._kind = None
         self.pane = pn.pane.HoloViews(sizing_mode="stretch_width", linked_axes=False,
                                       css_classes=["view-sparsity"])
+        self.note = pn.pane.Markdown("", css_classes=["weight-note"],
+                                     sizing_mode="stretch_width", visible=False)
         self._rebuild()
         if estimator is not None:
             self.show(getattr(estimator, "history_", []), dataset)
@@ -260,21 +263,24 @@ class SparsityView(pn.viewable.Viewer):
         if not records:
             if ds.image_shape is not None:
                 return viz.weight_image(np.zeros(ds.n_features), ds.image_shape, [], truth,
-                                        names=ds.names())
+                                        names=ds.names(), background=ds.mean_row(),
+                                        signed=True)
             return viz.selection_map(np.zeros((0, 0)), np.zeros(0), truth, title="no fit yet")
         last = records[-1]
         if SparsityView._kind_of(ds) == "image":
             weights = np.zeros(ds.n_features)
             w = last.info.get("weights") if last.info else None
-            weights[last.selected] = np.abs(w) if w is not None and len(w) == \
-                last.selected.size else 1.0
+            label = last.info.get("weights_label") if last.info else None
+            # a model's own weights are signed; an importance or a selection is not
+            signed = label is None and w is not None and len(w) == last.selected.size
+            weights[last.selected] = w if signed else (
+                np.abs(w) if w is not None and len(w) == last.selected.size else 1.0)
             member = last.info.get("class") if last.info else None
-            shown = (last.info.get("weights_label") if last.info else None) or "|w|"
+            shown = label or ("w (red +, blue −)" if signed else "|w|")
             whose = shown if member is None else f"class {member}'s {shown} (one-vs-rest)"
             return viz.weight_image(weights, ds.image_shape, last.selected, truth,
-                                    names=ds.names(), title=f"{whose} on the {ds.image_shape[0]}×"
-                                          f"{ds.image_shape[1]} grid, iteration "
-                                          f"{last.iteration + 1}")
+                                    names=ds.names(), background=ds.mean_row(), signed=signed,
+                                    title=f"{whose}, iteration {last.iteration + 1}")
         order = None
         edges = None
         if ds.groups is not None and not isinstance(ds.groups, (list, tuple)):
@@ -325,9 +331,20 @@ class SparsityView(pn.viewable.Viewer):
             self._rebuild()
         self._pipe.send({"records": list(records), "dataset": self.dataset})
         _forget_drawn(self.pane)
+        self.note.object = self._note(records, self.dataset)
+        self.note.visible = bool(self.note.object)
+
+    @staticmethod
+    def _note(records, ds) -> str:
+        """Why blank pixels carry weight, when a scaling made them (image data)."""
+        if not records or ds is None or SparsityView._kind_of(ds) != "image":
+            return ""
+        last = records[-1]
+        return blank_weight_note(last.selected, ds.nonzero_rows(), ds.n_samples,
+                                 (last.info or {}).get("scaling"), ds.names())
 
     def __panel__(self):
-        return self.pane
+        return pn.Column(self.pane, self.note, sizing_mode="stretch_width")
 
 
 class AccuracyView(pn.viewable.Viewer):

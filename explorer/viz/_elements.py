@@ -301,31 +301,44 @@ def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:
 
 def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np.ndarray,
                  truth: np.ndarray | None = None, title: str = "|w| on the image grid",
-                 names: Sequence[str] | None = None):
-    """|w| drawn on the image grid with selected pixels (and true ones) marked; the hover
-    names the pixel under the cursor by ``names`` (row-major, default ``r<i>c<j>``), the name
-    the table and the text use.
+                 names: Sequence[str] | None = None, background: np.ndarray | None = None,
+                 signed: bool = False):
+    """The weights drawn on the image grid with selected pixels (and true ones) marked; the
+    hover names the pixel under the cursor by ``names`` (row-major, default ``r<i>c<j>``), the
+    name the table and the text use. ``signed``: w on a diverging map (red +, blue −, white 0)
+    over ``background`` (the mean image, in grey) where w ≠ 0; else |w| in blues.
 
-    Always Image * Points * Points (possibly empty), so a streaming view keeps its layers."""
+    Always Image * Image * Points * Points (possibly empty), so a streaming view keeps its
+    layers."""
     h, w = image_shape
     names = [f"r{i}c{j}" for i in range(h) for j in range(w)] if names is None else \
         [str(n) for n in names]
     pixel = CustomJSHover(args={"names": names, "h": h, "w": w}, code="""
         const c = Math.floor(special_vars.x), r = h - 1 - Math.floor(special_vars.y);
         return (r >= 0 && r < h && c >= 0 && c < w) ? names[r * w + c] : "";""")
-    hover = HoverTool(tooltips=[("pixel", "$x{custom}"), ("|w|", "@image")],
+    shown = "w" if signed else "|w|"
+    hover = HoverTool(tooltips=[("pixel", "$x{custom}"), (shown, "@image")],
                       formatters={"$x": pixel})
-    img = np.abs(np.asarray(weights, dtype=float)).reshape(h, w)
-    top = float(img.max()) if img.size else 0.0
-    # an all-zero picture (no fit yet) gets the scale [0, 1], not a −1…1 bar around nothing
-    clim = (0.0, top if top > 0 else 1.0)
+    values = np.asarray(weights, dtype=float).reshape(h, w)
+    img = values if signed else np.abs(values)
+    top = float(np.abs(img).max()) if img.size else 0.0
+    top = top if top > 0 else 1.0  # no fit yet: a scale around 1, not around nothing
+    clim = (-top, top) if signed else (0.0, top)
+    if signed:  # only the weighted pixels are painted: the mean image shows through
+        img = np.where(img != 0, img, np.nan)
     # hv.Image draws an array's first row at the top, as the image is seen: row r of the
     # picture spans y ∈ [h − r − 1, h − r], where the markers below put it too
     image = hv.Image(img, bounds=(0, 0, w, h), kdims=["column", "row"],
-                     vdims=["|w|"]).opts(cmap="Blues", colorbar=True, tools=[hover],
-                                         clim=clim,
+                     vdims=[shown]).opts(cmap="RdBu_r" if signed else "Blues", colorbar=True,
+                                         tools=[hover], clim=clim,
+                                         clipping_colors={"NaN": (0, 0, 0, 0)},
                                          title=title, data_aspect=1, xaxis=None, yaxis=None,
                                          framewise=True)
+    back = np.zeros((h, w)) if background is None else \
+        np.asarray(background, dtype=float).reshape(h, w)
+    base = hv.Image(back, bounds=(0, 0, w, h), kdims=["column", "row"],
+                    vdims=["mean"]).opts(cmap="Greys", alpha=0.35 if background is not None
+                                         else 0.0, colorbar=False)
     rows, cols = np.divmod(np.asarray(selected, dtype=int), w)
     # the legend's entries are fixed by the dataset (see selection_map)
     points = hv.Points((cols + 0.5, h - rows - 0.5), label="selected").opts(
@@ -334,7 +347,7 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
     true = hv.Points((tc + 0.5, h - tr - 0.5), label="true" if tr.size else "").opts(
         color=TRUTH_COLOR, marker="x", size=8)
     # the legend sits below the grid, never over the pixels it explains
-    return (image * points * true).opts(legend_position="bottom", legend_cols=2)
+    return (base * image * points * true).opts(legend_position="bottom", legend_cols=2)
 
 
 MAP_LABELS = 30  # most feature names written under the map (every column keeps its hover)

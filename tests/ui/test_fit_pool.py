@@ -202,3 +202,31 @@ def test_sessions_on_the_same_data_share_one_copy_here_and_in_their_process(pool
         for state in (first, second, third):
             state.close()
     assert all(key not in h.data_users for h in pool.hosts)
+
+
+def test_compute_turns_go_to_the_least_served_new_fit_first():
+    """A class presses Run at once: the fits that just started queue in front of the long
+    ones, the least served first, so a knob moved now is answered before fits that have
+    already computed; fits past their first second wait in order."""
+    import threading
+
+    from explorer.ui._worker import ComputeSlots
+
+    slots = ComputeSlots(1)
+    assert slots.acquire(lambda: False)
+    order, threads = [], []
+    for name, urgent, served in [("long", False, 5.0), ("started", True, 0.6),
+                                 ("older long", False, 9.0), ("just moved", True, 0.0)]:
+        def wait(name=name, urgent=urgent, served=served):
+            slots.acquire(lambda: False, urgent=urgent, served=served)
+            order.append(name)
+            slots.release()
+        thread = threading.Thread(target=wait)
+        thread.start()
+        threads.append(thread)
+        waiting = len(threads)
+        assert _until(lambda waiting=waiting: slots.waiting() == waiting, 5)
+    slots.release()
+    for thread in threads:
+        thread.join(5)
+    assert order == ["just moved", "started", "long", "older long"]

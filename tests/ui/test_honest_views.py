@@ -75,7 +75,7 @@ def test_each_step_draws_its_own_iteration_within_a_second(page: Page, server):
     def drawn(n):
         kept = page.evaluate(FIGURE, "selected features per iteration") or {"glyphs": []}
         iterations = [len(g["cols"].get("iteration", [])) for g in kept["glyphs"]]
-        image = page.evaluate(FIGURE, "|w| on the") or {"title": ""}
+        image = page.evaluate(FIGURE, "w (red +, blue −)") or {"title": ""}
         return (n in iterations and f"iteration {n}" in image["title"]) or None
 
     for n in (1, 2, 3):

@@ -540,3 +540,37 @@ def test_ticking_warm_start_alone_does_not_refit_and_a_warm_model_says_it_is_not
             cold.close()
     finally:
         s.close()
+
+
+def test_a_running_fits_status_line_is_rationed_but_never_left_behind():
+    """The first record shows at once; while the fit runs, the line changes at most every
+    STATUS_EVERY_S; a record it skipped is shown once that time has passed, and the end at
+    once."""
+    import time as clock
+
+    from explorer import FGM
+    from explorer.ui._state import STATUS_EVERY_S
+    from explorer.ui._worker import Event
+
+    s = ExplorerState(dataset="digits-3v8", live=False, start_worker=False)
+    try:
+        est = FGM(B=2, max_outer=6, tol=0).fit(s.data.X, s.data.y)
+        records = est.history_
+        assert len(records) >= 4
+        s.fits.running, s.fits.token = True, 9
+        s._events.put(Event("record", 9, records[0]))
+        s.poll()
+        assert "iteration 1 " in s.status
+        s._events.put(Event("record", 9, records[1]))
+        s.poll()
+        assert "iteration 1 " in s.status  # within the ration: not yet
+        clock.sleep(STATUS_EVERY_S + 0.05)
+        s.poll()  # no new record, but the one skipped is shown now
+        assert "iteration 2 " in s.status and s.n_records == 2
+        for record in records[2:]:
+            s._events.put(Event("record", 9, record))
+        s._events.put(Event("done", 9, est))
+        s.poll()
+        assert f"iteration {len(records)} " in s.status and "done" in s.status
+    finally:
+        s.close()

@@ -328,18 +328,26 @@ def test_grouped_map_counts_agree_with_the_status(page: Page, server):
 
 
 def test_weight_image_marks_sit_on_the_largest_weights(page: Page, server, shot):
+    """Signed weights over the mean image: red and blue both appear, the largest |w| is a
+    marked pixel, the mean image lies under them, and the blank corner pixel that the norm
+    scaling magnifies is explained under the picture."""
     page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&feature_scaling=norm")
     settled_status(page)
     fig = wait_for(lambda: (lambda f: f if f and any(
         g["type"] == "Scatter" and len(g["cols"].get("x", [])) for g in f["glyphs"])
-        else None)(page.evaluate(FIGURE, "|w| on the 8×8 grid")))
-    image = next(g for g in fig["glyphs"] if g["type"] == "Image")["cols"]["image"]
-    grid = np.array(image["values"]).reshape(image["shape"])  # Bokeh: row 0 at the bottom
-    row, col = np.unravel_index(np.argmax(grid), grid.shape)
+        else None)(page.evaluate(FIGURE, "w (red +, blue −), iteration")))
+    base, weights = [g["cols"]["image"] for g in fig["glyphs"] if g["type"] == "Image"]
+    mean = np.array(base["values"], dtype=float)
+    assert mean.max() > 10 and mean.min() >= 0  # the average digit (pixels 0–16) underneath
+    grid = np.array(weights["values"], dtype=float).reshape(weights["shape"])  # row 0 at bottom
+    assert np.nanmin(grid) < 0 < np.nanmax(grid)  # signed, both signs present
+    row, col = np.unravel_index(np.nanargmax(np.abs(grid)), grid.shape)
     marks = next(g for g in fig["glyphs"] if g["type"] == "Scatter"
                  and len(g["cols"].get("x", [])))["cols"]
     centres = set(zip(np.round(marks["x"], 3), np.round(marks["y"], 3)))
     assert (col + 0.5, row + 0.5) in centres  # the largest |w| is a marked, selected pixel
+    note = wait_text(page, ".weight-note", "Blank pixels selected")
+    assert "feature_scaling = 'norm'" in note and "r0c7" in note
     shot(page)
 
 
@@ -399,7 +407,7 @@ def test_a_one_vs_rest_fit_shows_the_models_selection_and_its_classes(page: Page
     assert kept["x"][0] <= iterations[0]
     assert iterations[-1] <= kept["x"][1]
     assert "next class (one-vs-rest)" in page.evaluate(LEGEND_LABELS, "objective per inner step")
-    assert figure(page, "class 9's |w| (one-vs-rest) on the 8×8 grid")
+    assert figure(page, "class 9's w (red +, blue −) (one-vs-rest)")
     assert text(page, ".explanation").startswith("Class 9 against the rest")
     assert_clean_log(server_log)
     shot(page)

@@ -542,7 +542,7 @@ def test_one_vs_rest_records_are_drawn_class_after_class(ovr_fit):
 
 
 def _clim(overlay):
-    image = overlay.get(0)
+    image = overlay.get(1)  # the weights, over the background layer
     options = {**hv.Store.lookup_options("bokeh", image, "plot").kwargs,
                **hv.Store.lookup_options("bokeh", image, "style").kwargs}
     return tuple(options["clim"])
@@ -553,6 +553,37 @@ def test_an_empty_weight_image_has_a_zero_to_one_scale_not_one_around_zero():
     w = np.zeros(64)
     w[5] = -3.0
     assert _clim(viz.weight_image(w, (8, 8), [5])) == (0.0, 3.0)
+
+
+def test_signed_weights_are_drawn_diverging_over_the_mean_image():
+    """Red for +, blue for −, symmetric about 0; pixels without weight are transparent so
+    the mean image shows through; the hover names the value w, not |w|."""
+    w = np.zeros(64)
+    w[[3, 10]] = (2.0, -0.5)
+    mean = np.linspace(0, 16, 64)
+    overlay = viz.weight_image(w, (8, 8), [3, 10], background=mean, signed=True)
+    base, image = overlay.get(0), overlay.get(1)
+    np.testing.assert_allclose(base.data, mean.reshape(8, 8))  # first row at the top
+    values = image.data
+    assert values[0, 3] == 2.0 and values[1, 2] == -0.5
+    assert np.isnan(values).sum() == 62  # only the weighted pixels are painted
+    assert _clim(overlay) == (-2.0, 2.0)
+    options = hv.Store.lookup_options("bokeh", image, "style").kwargs
+    assert options["cmap"] == "RdBu_r"
+    assert image.vdims[0].name == "w"
+
+
+def test_a_blank_pixel_selected_under_norm_scaling_is_explained():
+    from explorer.texts import blank_weight_note
+
+    names = [f"r{i}c{j}" for i in range(8) for j in range(8)]
+    counts = np.full(64, 200)
+    counts[7] = 3  # r0c7: non-zero in 3 of 249 images
+    note = blank_weight_note([7, 20], counts, 249, "norm", names)
+    assert "r0c7 (non-zero in 3 of 249 rows)" in note and "r2c4" not in note
+    assert "feature_scaling = None" in note
+    assert blank_weight_note([7], counts, 249, None, names) == ""  # no scaling: nothing to say
+    assert blank_weight_note([20], counts, 249, "norm", names) == ""
 
 
 def test_explorer_around_a_fitted_estimator_keeps_its_curves_when_polled():

@@ -6,7 +6,7 @@ import holoviews as hv
 import panel as pn
 
 from ... import viz
-from ..views import ConvergenceView
+from ..views import ConvergenceView, SparsityView
 from ._step import StepPage, first_panes
 
 
@@ -28,10 +28,12 @@ class FSMultiTeachingPage(StepPage):
                                       css_classes=["view-gaps"])
         self.convergence = ConvergenceView(height=260)
         self.convergence.configure_for(self.state.method_class)
+        self.sparsity = SparsityView(dataset=self.state.data, height=300)
         self.on_reset()
 
     def on_reset(self):
         self.convergence.reset()
+        self.sparsity.show([], self.state.data)
         empty = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
         self.labeling.object = viz.confusion_heatmap(empty, "1 · most violated ȳ (no step yet)")
         self.block.object = viz.candidate_bars(viz.candidate_scores(
@@ -55,6 +57,7 @@ class FSMultiTeachingPage(StepPage):
         self.block.object = viz.candidate_bars(
             viz.candidate_scores(last, names), f"2 · the block of {info.get('B', '')} (red)",
             ylabel="(Xᵀs)²")
+        self.sparsity.show(records, self.state.data)
         self.gaps.object = viz.gap_trace(
             info.get("inner_gaps", []),
             f"3 · the bundle's certified gap ({info.get('K', 0)} cuts)")
@@ -79,5 +82,8 @@ class FSMultiTeachingPage(StepPage):
                    self.panel("3 · the bundle's gap closing (eqs. 12–13)",
                               "min ½(Σ_t‖w_t‖)² + C ξ,  ξ ≥ ⟨w, p_k⟩ + q_k", self.gaps),
                    sizing_mode="stretch_width"),
-            self.panel("4 · the outer bounds", "", self.convergence),
+            pn.Row(self.panel("4 · the model's weights over the mean image", "f(x) = wᵀx + b",
+                              self.sparsity),
+                   self.panel("5 · the outer bounds", "", self.convergence),
+                   sizing_mode="stretch_width"),
             sizing_mode="stretch_width")

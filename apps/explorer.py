@@ -3,7 +3,7 @@
 import os
 import sys
 
-# Bokeh puts this script's folder first on sys.path, where this file would shadow the
+# Bokeh puts this script's folder first on sys.path, where apps/explorer.py would shadow the
 # `explorer` package it serves: drop the folder and any half-imported shadow module.
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
@@ -12,17 +12,8 @@ if not hasattr(sys.modules.get("explorer"), "__path__"):
 
 import panel as pn  # noqa: E402
 
-from explorer.ui import (  # noqa: E402
-    ExplorerApp,  # noqa: E402
-    enforce_websocket_origins,
-    quiet_closed_pages,
-    warm_up_kernels,  # noqa: E402
-)
+from explorer.ui import ExplorerApp, serve_page  # noqa: E402
 
-warm_up_kernels()  # once per server process, in the background
-quiet_closed_pages()  # a closed tab is not a traceback in the server's log
-enforce_websocket_origins()  # the allowed origins hold for same-origin pages too
-pn.extension("filedropper", notifications=False, sizing_mode="stretch_width")
-
-app = ExplorerApp(query=pn.state.session_args)  # the URL's view, drawn once
-app.servable_template().servable(title="Feature Selection Explorer")
+# the URL's view, drawn once
+serve_page(lambda: ExplorerApp(query=pn.state.session_args).servable_template(),
+           "Feature Selection Explorer", "filedropper", notifications=False)

@@ -3,25 +3,13 @@
 import os
 import sys
 
+# Bokeh puts this script's folder first on sys.path, where apps/explorer.py would shadow the
+# `explorer` package it serves: drop the folder and any half-imported shadow module.
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 if not hasattr(sys.modules.get("explorer"), "__path__"):
     sys.modules.pop("explorer", None)
 
-import panel as pn  # noqa: E402
+from explorer.ui import serve_lesson  # noqa: E402
 
-from explorer.ui import (  # noqa: E402
-    enforce_websocket_origins,
-    page_template,
-    quiet_closed_pages,
-    warm_up_kernels,  # noqa: E402
-)
-from explorer.ui.teaching import index_page  # noqa: E402
-
-warm_up_kernels()  # once per server process, in the background
-quiet_closed_pages()  # a closed tab is not a traceback in the server's log
-enforce_websocket_origins()  # the allowed origins hold for same-origin pages too
-pn.extension(sizing_mode="stretch_width")
-
-page = index_page()
-page_template("Lessons", main=[page]).servable(title="Lessons")
+serve_lesson("lessons")

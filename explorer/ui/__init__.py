@@ -11,7 +11,8 @@ the workers, start without the plotting stack.
 from importlib import import_module
 
 _WHERE = {
-    "LiveFit": "._live", "page_template": "._page", "enforce_websocket_origins": "._server",
+    "LiveFit": "._live", "page_template": "._page", "serve_page": "._page",
+    "serve_lesson": ".teaching", "enforce_websocket_origins": "._server",
     "quiet_closed_pages": "._server", "ExplorerState": "._state",
     "warm_up_kernels": "._worker", "start_fit_pool": "._fit_pool", "ExplorerApp": ".app",
     "AccuracyView": ".views", "ConvergenceView": ".views", "SelectedTable": ".views",

@@ -23,3 +23,22 @@ def page_template(title: str, main: list, sidebar: list | None = None, **params)
         params.setdefault("sidebar_width", 340)
     return pn.template.FastListTemplate(title=title, main=main, sidebar=sidebar or [],
                                         header_background=HEADER, font=FONT, **params)
+
+
+def serve_page(build, title: str, *extensions: str, **config) -> None:
+    """What every app script does once per page: compile the kernels in the background (once
+    per server process), turn a closed tab's write into a debug line, hold the allowed origins
+    for same-origin pages too, load Panel's ``extensions``, then serve ``build()`` — a
+    template, or a view put in the project's page template — titled ``title``."""
+    from ._server import enforce_websocket_origins, quiet_closed_pages
+    from ._worker import warm_up_kernels
+
+    warm_up_kernels()
+    quiet_closed_pages()
+    enforce_websocket_origins()
+    pn.extension(*extensions, sizing_mode="stretch_width", **config)
+    page = build()
+    if not isinstance(page, pn.template.BaseTemplate):
+        page = page_template(title, main=[page])
+    page.servable(title=title)
+

@@ -324,7 +324,8 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
     top = float(np.abs(img).max()) if img.size else 0.0
     top = top if top > 0 else 1.0  # no fit yet: a scale around 1, not around nothing
     clim = (-top, top) if signed else (0.0, top)
-    if signed:  # only the weighted pixels are painted: the mean image shows through
+    painted = bool(np.any(img != 0))
+    if signed and painted:  # only the weighted pixels are painted: the mean image shows
         img = np.where(img != 0, img, np.nan)
     # hv.Image draws an array's first row at the top, as the image is seen: row r of the
     # picture spans y ∈ [h − r − 1, h − r], where the markers below put it too
@@ -332,6 +333,7 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
                      vdims=[shown]).opts(cmap="RdBu_r" if signed else "Blues", colorbar=True,
                                          tools=[hover], clim=clim,
                                          clipping_colors={"NaN": (0, 0, 0, 0)},
+                                         alpha=1.0 if painted or not signed else 0.0,
                                          title=title, data_aspect=1, xaxis=None, yaxis=None,
                                          framewise=True)
     back = np.zeros((h, w)) if background is None else \

@@ -216,9 +216,12 @@ def test_sparsity_image_on_the_pixel_grid(fgm_fit):
     element = SparsityView._render({"records": est.history_, "dataset": ds})
     fig = _render(element)
     images = [src.data["image"][0] for src in _sources(fig) if "image" in src.data]
-    assert images and images[0].shape == (8, 8)
-    nonzero = np.count_nonzero(images[0])
-    assert nonzero == est.history_[-1].n_selected
+    assert len(images) == 2 and images[0].shape == images[1].shape == (8, 8)
+    weights = next(i for i in images if np.isnan(i).any())
+    mean = next(i for i in images if not np.isnan(i).any())
+    assert mean.max() > 10  # the mean digit under the weights
+    painted = np.count_nonzero(np.isfinite(weights))  # only weighted pixels are painted
+    assert painted == est.history_[-1].n_selected
     points = [src for src in _sources(fig) if "x" in src.data and "image" not in src.data]
     assert any(len(src.data["x"]) == est.history_[-1].n_selected for src in points)
 

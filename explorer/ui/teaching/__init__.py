@@ -3,6 +3,7 @@
 Each lesson is a :class:`StepPage` over an :class:`~explorer.ui.ExplorerState` in step mode;
 ``LESSONS`` lists them for the index page (``/lessons``) and the explorer's link."""
 
+from .._page import serve_page
 from ._step import StepPage
 from .fgm import FGMTeachingPage
 from .fs_manifold import FSManifoldTeachingPage
@@ -15,5 +16,16 @@ PAGES = {"teach_fgm": FGMTeachingPage, "teach_fsa": FSATeachingPage,
          "teach_grfl": GrFLTeachingPage, "teach_fs_multi": FSMultiTeachingPage,
          "teach_fs_manifold": FSManifoldTeachingPage}
 
+
+def serve_lesson(path: str) -> None:
+    """Serve the lesson at ``/<path>`` (``teach_fgm`` …) or the lessons' index (``lessons``)."""
+    if path == "lessons":
+        serve_page(index_page, "Lessons")
+        return
+    page = PAGES[path]()
+    serve_page(lambda: page, page.title)
+
+
 __all__ = ["LESSONS", "PAGES", "FGMTeachingPage", "FSATeachingPage", "FSManifoldTeachingPage",
-           "FSMultiTeachingPage", "GrFLTeachingPage", "Lesson", "StepPage", "index_page"]
+           "FSMultiTeachingPage", "GrFLTeachingPage", "Lesson", "StepPage", "index_page",
+           "serve_lesson"]

@@ -43,10 +43,10 @@ class FGMTeachingPage(StepPage):
         names = self.state.data.names() if self.state.data is not None else None
         frame = viz.candidate_scores(last, names)
         self.scores.object = viz.candidate_bars(
-            frame, f"1 · iteration {last.iteration + 1}: scores (Xᵀ(α⊙y))², block in red")
+            frame, f"1 · iteration {last.iteration + 1}: block in red")
         self.norms.object = viz.block_norm_bars(
             last.info.get("block_norms", []),
-            f"3 · master after {last.inner_steps} APG steps: ‖ω_t‖ per block")
+            f"3 · master after {last.inner_steps} steps")
         self.sparsity.show(records, self.state.data)
 
     def __panel__(self):

@@ -12,7 +12,7 @@ import param
 from .. import _widgets as W
 from .._state import ExplorerState
 from ..app import in_server, poll_every
-from ..views import _ensure_backend
+from ..views import ConvergenceView, _ensure_backend
 
 
 class StepPage(pn.viewable.Viewer):
@@ -91,6 +91,17 @@ class StepPage(pn.viewable.Viewer):
         """The model of the last step: a copy sent by the paused fit, or the finished one."""
         fits = self.state.fits
         return fits.snapshot if fits.running and fits.snapshot is not None else fits.estimator
+
+    @staticmethod
+    def plot(css: str, height: int = 300) -> pn.pane.HoloViews:
+        """An empty plot pane of a lesson, as wide as its column (``css`` names it in tests)."""
+        return pn.pane.HoloViews(sizing_mode="stretch_width", height=height, css_classes=[css])
+
+    def convergence_view(self, show_bounds: bool = True) -> ConvergenceView:
+        """The objective (and bounds) of the real fit, set up for the lesson's method."""
+        view = ConvergenceView(height=260, show_bounds=show_bounds)
+        view.configure_for(self.state.method_class)
+        return view
 
     @staticmethod
     def panel(title: str, equation: str, view) -> pn.Column:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import panel as pn
 
 from ... import viz
-from ..views import ConvergenceView, SparsityView
+from ..views import SparsityView
 from ._step import StepPage, first_panes
 
 
@@ -18,12 +18,9 @@ class FGMTeachingPage(StepPage):
 
     def __init__(self, dataset: str = "digits-3v8", B: int = 4, C: float = 20.0, **kw):
         super().__init__(dataset, {"B": B, "C": C, "feature_scaling": "norm", "tol": 1e-3}, **kw)
-        self.scores = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                        css_classes=["view-scores"])
-        self.norms = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                       css_classes=["view-norms"])
-        self.convergence = ConvergenceView(height=260)
-        self.convergence.configure_for(self.state.method_class)
+        self.scores = self.plot("view-scores")
+        self.norms = self.plot("view-norms")
+        self.convergence = self.convergence_view()
         self.sparsity = SparsityView(dataset=self.state.data, height=300)
         self.on_reset()
 

@@ -22,12 +22,9 @@ class FSManifoldTeachingPage(StepPage):
     def __init__(self, dataset: str = "digits-3v8-semi", m: int = 10, tau: float = 0.5,
                  **kw):
         super().__init__(dataset, {"m": m, "tau": tau}, **kw)
-        self.bounds = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                        css_classes=["view-bounds"])
-        self.weights = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                         css_classes=["view-weights"])
-        self.ratio = pn.pane.HoloViews(sizing_mode="stretch_width", height=260,
-                                       css_classes=["view-ratio"])
+        self.bounds = self.plot("view-bounds")
+        self.weights = self.plot("view-weights")
+        self.ratio = self.plot("view-ratio", 260)
         self.tau_note = pn.pane.Markdown("", css_classes=["tau-note"],
                                          sizing_mode="stretch_width")
         self.on_reset()

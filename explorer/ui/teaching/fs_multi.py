@@ -6,7 +6,7 @@ import holoviews as hv
 import panel as pn
 
 from ... import viz
-from ..views import ConvergenceView, SparsityView
+from ..views import SparsityView
 from ._step import StepPage, first_panes
 
 
@@ -20,14 +20,10 @@ class FSMultiTeachingPage(StepPage):
 
     def __init__(self, dataset: str = "digits-9vr", B: int = 4, measure: str = "f1", **kw):
         super().__init__(dataset, {"B": B, "measure": measure, "max_outer": 12}, **kw)
-        self.labeling = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                          css_classes=["view-labeling"])
-        self.block = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                       css_classes=["view-block"])
-        self.gaps = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                      css_classes=["view-gaps"])
-        self.convergence = ConvergenceView(height=260)
-        self.convergence.configure_for(self.state.method_class)
+        self.labeling = self.plot("view-labeling")
+        self.block = self.plot("view-block")
+        self.gaps = self.plot("view-gaps")
+        self.convergence = self.convergence_view()
         self.sparsity = SparsityView(dataset=self.state.data, height=300)
         self.on_reset()
 

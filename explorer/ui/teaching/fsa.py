@@ -8,7 +8,6 @@ import panel as pn
 
 from ... import viz
 from ...methods import FSA
-from ..views import ConvergenceView
 from ._step import StepPage, first_panes
 
 SCHEDULE_TITLE = "the schedule M_e (eq. 3): area = cost"
@@ -25,12 +24,9 @@ class FSATeachingPage(StepPage):
         super().__init__(dataset, {"k": k, "mu": mu, "n_iter": n_iter},
                          dataset_params={"n_samples": 400, "n_features": 200, "k_star": k},
                          **kw)
-        self.schedule = pn.pane.HoloViews(sizing_mode="stretch_width", height=320,
-                                          css_classes=["view-schedule"])
-        self.paths = pn.pane.HoloViews(sizing_mode="stretch_width", height=320,
-                                       css_classes=["view-paths"])
-        self.convergence = ConvergenceView(height=260, show_bounds=False)
-        self.convergence.configure_for(self.state.method_class)
+        self.schedule = self.plot("view-schedule", 320)
+        self.paths = self.plot("view-paths", 320)
+        self.convergence = self.convergence_view(show_bounds=False)
         self.on_reset()
 
     def _schedules(self):

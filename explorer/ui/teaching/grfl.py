@@ -5,7 +5,6 @@ from __future__ import annotations
 import panel as pn
 
 from ... import viz
-from ..views import ConvergenceView
 from ._step import StepPage, first_panes
 
 
@@ -22,14 +21,10 @@ class GrFLTeachingPage(StepPage):
         super().__init__(dataset, {"max_features": max_features,
                                    "n_candidates": n_candidates},
                          dataset_params={"n_samples": 400, "n_features": 10}, **kw)
-        self.draw = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                      css_classes=["view-draw"])
-        self.slice = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                       css_classes=["view-slice"])
-        self.norms = pn.pane.HoloViews(sizing_mode="stretch_width", height=300,
-                                       css_classes=["view-norms"])
-        self.convergence = ConvergenceView(height=260, show_bounds=False)
-        self.convergence.configure_for(self.state.method_class)
+        self.draw = self.plot("view-draw")
+        self.slice = self.plot("view-slice")
+        self.norms = self.plot("view-norms")
+        self.convergence = self.convergence_view(show_bounds=False)
         self.on_reset()
 
     def on_reset(self):

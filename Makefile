@@ -9,7 +9,9 @@ APPS := $(wildcard apps/*.py)
 
 NOTEBOOK_STAMP := $(VENV)/.notebook
 
-.PHONY: install serve notebook test test-fast chromium lint bench clean
+DOCS_STAMP := $(VENV)/.docs
+
+.PHONY: install serve notebook test test-fast chromium lint bench clean docs docs-screens
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -50,6 +52,21 @@ chromium:
 	fi
 	@test -x $(CHROMIUM) || { echo "chromium is missing: install Debian's 'chromium' package"; exit 1; }
 
+## Install (if needed) the docs extra and build the documentation site into docs/_build/html,
+## offline, warnings as errors.
+$(DOCS_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,dev,docs]'
+	@touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	rm -rf docs/generated docs/_build
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	@echo "The site: docs/_build/html/index.html"
+
+## Retake the site's screenshots (the explorer served locally, driven by chromium).
+docs-screens: install chromium
+	$(PY) docs/screens.py
+
 lint: install
 	$(VENV)/bin/ruff check .
 
@@ -57,4 +74,4 @@ bench: install
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache test-artifacts
+	rm -rf $(VENV) .pytest_cache test-artifacts docs/_build docs/generated

@@ -14,6 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn import metrics as skm
 
+__all__ = [
+    "METRICS", "Metric", "accuracy", "auc", "evaluate", "f1", "gaussian_sign_accuracy",
+    "macro_auc", "macro_f1", "macro_prbep", "macro_recall_at_k", "metrics_for",
+    "pairwise_accuracy", "percent_found", "prbep", "r2", "recall_at_k", "recovery", "rmse",
+]
+
 
 def _positive(y_true, pos_label=None):
     y_true = np.asarray(y_true)

@@ -7,6 +7,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README_LINES = 250
 ROUNDS = re.compile(r"\bround[s]?\s*#?\d+\b", re.IGNORECASE)
@@ -39,3 +41,25 @@ def test_the_pattern_sees_a_numbered_round():
     word = "round"  # joined here, so this file does not name one itself
     assert ROUNDS.search(f"as measured in {word.title()} 12") and ROUNDS.search(f"{word}s 3–4")
     assert not ROUNDS.search("exchange rounds of the refinement")
+
+
+def _python_block(text: str, heading: str) -> str:
+    section = text.split(heading, 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readmes_links_lead_to_files():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#]+)\)", text)
+    assert targets
+    assert [t for t in targets if not t.startswith("http") and not (ROOT / t).exists()] == []
+
+
+@pytest.mark.slow
+def test_the_readmes_python_quick_start_runs_as_written(capsys):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    code = _python_block(text, "## Python quick start")
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["fgm"].selected_features_.size == 10
+    assert capsys.readouterr().out.count("\n") >= 2  # the callback printed the records

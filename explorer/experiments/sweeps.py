@@ -186,6 +186,25 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         when the dataset knows its true features; ``estimator`` with ``keep_estimators``, the
         last fold's with ``cv``). A point whose fit raised has its message in ``error`` and
         NaN measures; the others go on (when every point fails, the first error is raised).
+
+    See Also
+    --------
+    compare : several methods on the same split.
+    one_standard_error : the fewest features within one standard error of the best.
+
+    Examples
+    --------
+    FGM's accuracy at 1, 3 and 10 features, by 3-fold cross-validation of the training rows
+    (the selection is redone inside every fold):
+
+    >>> from explorer import load
+    >>> from explorer.experiments import sweep
+    >>> rows = sweep("fgm", load("breast-cancer"), values=[1, 3, 10], cv=3)
+    >>> rows[["value", "n_selected", "accuracy", "accuracy_sd"]].round(3)
+       value  n_selected  accuracy  accuracy_sd
+    0      1         1.0     0.920        0.032
+    1      3         3.0     0.955        0.020
+    2     10        10.0     0.975        0.004
     """
     cls = _resolve(method)
     if isinstance(dataset, str):
@@ -375,7 +394,22 @@ def compare(methods: Sequence[str], dataset, *, metrics: Sequence[str] = ("accur
             **kwargs) -> pd.DataFrame:
     """Sweep several registered methods on the same split and stack their rows (on one
     ``dask.distributed`` cluster for all of them when ``client`` is given, as in
-    :func:`sweep`)."""
+    :func:`sweep`).
+
+    Examples
+    --------
+    >>> from explorer import load
+    >>> from explorer.experiments import compare
+    >>> rows = compare(["fgm", "fsa"], load("breast-cancer"), n_points=3)
+    >>> rows[["method", "n_selected", "accuracy"]].round(3)
+      method  n_selected  accuracy
+    0    fgm           1     0.895
+    1    fgm           5     0.953
+    2    fgm          30     0.953
+    3    fsa           1     0.895
+    4    fsa           5     0.942
+    5    fsa          30     0.953
+    """
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=kwargs.pop("test_size", 0.3), seed=kwargs.pop("seed", 0))
@@ -392,7 +426,16 @@ def compare(methods: Sequence[str], dataset, *, metrics: Sequence[str] = ("accur
 def one_standard_error(rows: pd.DataFrame, metric: str) -> pd.Series | None:
     """The one-standard-error choice among one method's cross-validated sweep rows (Hastie,
     Tibshirani & Friedman, ESL §7.10): the fewest features whose mean ``metric`` is within one
-    standard error (sd/√folds) of the best mean. None without cross-validated rows."""
+    standard error (sd/√folds) of the best mean. None without cross-validated rows.
+
+    Examples
+    --------
+    >>> from explorer import load
+    >>> from explorer.experiments import one_standard_error, sweep
+    >>> rows = sweep("fgm", load("breast-cancer"), values=[1, 3, 10], cv=3)
+    >>> int(one_standard_error(rows, "accuracy")["value"])
+    10
+    """
     sd = f"{metric}_sd"
     if rows is None or rows.empty or sd not in rows or "cv" not in rows:
         return None

@@ -124,6 +124,57 @@ class FGM(BaseSelector):
         The grid of ``C="cv"`` (default 0.001 … 1000 by half decades).
     cv : int
         Folds of ``C="cv"`` (stratified, as ``GridSearchCV(cv=cv)``).
+
+    Attributes
+    ----------
+    selected_features_ : ndarray of int
+        Indices of the selected features (``get_support(indices=True)``).
+    coef_, intercept_ : ndarray, float
+        The linear model in the input's units (zero outside the selection).
+    history_ : list of IterationRecord
+        One record per outer iteration: objective, bounds, selected set, ``info``.
+    lower_bound_, upper_bound_ : float
+        The certified bounds of Theorem 2 on the optimum, in objective units.
+    inner_measure_ : float
+        The last master's certified relative duality gap.
+    B_ : int
+        The block size used.
+    C_, cv_scores_ : float, dict
+        With ``C="cv"``: the chosen C and the held-out score of every C.
+    stopped_early_ : bool
+        The callback returned False; the model so far is kept.
+
+    See Also
+    --------
+    FSMulti : FGM's outer loop for F1, PRBEP, Rec@k or the Hamming loss.
+    explorer.methods.Abess : best-subset selection, the strongest peer at k features.
+    explorer.experiments.sweep : accuracy versus the number of features.
+
+    References
+    ----------
+    .. [1] M. Tan, I. W. Tsang and L. Wang, "Towards ultrahigh dimensional feature selection
+       for big data" (feature generating machine), Journal of Machine Learning Research, 2014.
+
+    Examples
+    --------
+    Exactly five features of the breast-cancer data:
+
+    >>> from explorer import FGM, load
+    >>> data = load("breast-cancer").split(test_size=0.3, seed=0)
+    >>> fgm = FGM(k=5).fit(data.X, data.y)
+    >>> [data.feature_names[j] for j in fgm.selected_features_]
+    ['mean concave points', 'concavity error', 'worst texture', 'worst area', 'worst concavity']
+    >>> round(fgm.score(data.X_test, data.y_test), 2)
+    0.95
+
+    The paper's path, two features per cutting-plane iteration, watched record by record:
+
+    >>> records = []
+    >>> path = FGM(B=2, C=1).fit(data.X, data.y, callback=records.append)
+    >>> [r.n_selected for r in records]
+    [2, 4, 6, 8, 9, 9]
+    >>> bool(path.lower_bound_ <= path.upper_bound_)
+    True
     """
 
     display_name = "FGM"

@@ -73,6 +73,39 @@ class FSA(BaseSelector):
         Unpenalised intercept updated by the same gradient steps.
     warm_start : bool
         Start from the previous β (on its kept variables) instead of 0.
+
+    Attributes
+    ----------
+    selected_features_ : ndarray of int
+        The k kept variables.
+    coef_, intercept_ : ndarray, float
+        The model in the input's units.
+    history_ : list of IterationRecord
+        One record per iteration; ``info["M_e"]`` is the schedule, ``info["eta"]`` the step.
+    converged_ : bool
+        The last step moved the objective by at most 1e-4 (else a ``ConvergenceWarning``).
+
+    See Also
+    --------
+    FGM : convex relaxation with certified bounds.
+    explorer.methods.Abess : best-subset selection at the same k.
+
+    References
+    ----------
+    .. [1] A. Barbu, Y. She, L. Ding and G. Gramajo, "Feature selection with annealing for
+       computer vision and big data learning", IEEE TPAMI, 2017.
+
+    Examples
+    --------
+    >>> from explorer import FSA, load
+    >>> data = load("breast-cancer").split(test_size=0.3, seed=0)
+    >>> fsa = FSA(k=5).fit(data.X, data.y)
+    >>> fsa.selected_features_.tolist()
+    [6, 20, 22, 23, 27]
+    >>> fsa.transform(data.X_test).shape
+    (171, 5)
+    >>> [r.info["M_e"] for r in fsa.history_][-1]
+    5
     """
 
     display_name = "FSA"

@@ -89,6 +89,41 @@ class GrFL(BaseSelector):
         Fraction of the largest input importance that ``get_support`` keeps.
     warm_start : bool
         Keep the generated features and weights for the next fit.
+
+    Attributes
+    ----------
+    input_importance_ : ndarray
+        Each input variable's weight in the learned directions.
+    selected_features_ : ndarray of int
+        The inputs whose importance is at least ``input_threshold`` × the largest.
+    generated_params_ : list
+        The parameters of the learned features (Fourier directions, Gabor filters).
+    lam_ : float
+        The λ used (``lam=None``: 0.1·``lambda_max_``).
+    kkt_ : dict
+        The optimality conditions (5)–(7) at the end.
+    history_ : list of IterationRecord
+        One record per generated feature; ``info`` holds its violation.
+
+    See Also
+    --------
+    FGM : linear selection with certified bounds.
+
+    References
+    ----------
+    .. [1] A. Rakotomamonjy, R. Flamary and F. Yger, "Learning with infinitely many features",
+       Machine Learning, 2013.
+
+    Examples
+    --------
+    On XOR the two informative variables act only together, which no linear model sees:
+
+    >>> from explorer import GrFL
+    >>> from explorer.data import make_xor
+    >>> xor = make_xor(n_samples=300, n_features=10)
+    >>> grfl = GrFL(family="fourier", max_features=10).fit(xor.X, xor.y)
+    >>> grfl.input_importance_.argsort()[::-1][:2].tolist()
+    [0, 1]
     """
 
     display_name = "GrFL"

@@ -69,7 +69,7 @@ def status_line(record, *, records, estimator, data, state: str, scored: bool) -
             scores += " · no accuracy (a ranking measure sets no threshold)"
     info = record.info or {}
     passes = ""
-    if "passes" in info:  # a dask X: the physical work so far
+    if "bytes_read" in info:  # a dask X: the physical work so far
         passes = (f" · {info['passes']} passes over X, "
                   f"{format_bytes(info.get('bytes_read', 0))} read")
     member = info.get("class")

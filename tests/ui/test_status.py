@@ -27,6 +27,9 @@ def test_a_running_line_has_no_scores_and_says_the_work():
                                data=None, state="running…", scored=False)
     assert line.startswith("Selected: 7 features · objective 3.25 · iteration 5 · 0.50 s")
     assert "3 passes over X" in line and line.endswith("running…")
+    in_memory = _status.status_line(_record(passes=3), records=[], estimator=None, data=None,
+                                    state="done", scored=False)
+    assert "passes" not in in_memory and "read" not in in_memory  # no "0 B read" in memory
     learned = _status.status_line(_record(n_learned=29), records=[], estimator=None,
                                   data=None, state="done", scored=False)
     assert "7 input features (through 29 learned features)" in learned

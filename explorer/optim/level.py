@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog, minimize
 
-from .stopping import Stopping, relative_gap
+from .stopping import TINY, Stopping, relative_gap
 
 
 @dataclass
@@ -65,26 +65,32 @@ def level_method(oracle: Callable, d: int, m: float, *, level: float, stopping: 
                 p0.max() > 1 + 1e-9 or abs(p0.sum() - m) > 1e-6 * max(1.0, m):
             raise ValueError(f"p0 must lie in {{0 ≤ p ≤ 1, Σp = {m:g}}} with {d} entries")
         p = np.clip(p0, 0.0, 1.0)
+    # the cuts are kept divided by the first value's magnitude: the LP and the projection
+    # work on numbers of order one whatever the data's units (objectives of 1e-5 stalled
+    # their absolute tolerances); bounds are reported in the objective's units
     cuts_c, cuts_g = [], []
+    scale = None
     upper, lower = np.inf, -np.inf
     best_p = p
     converged = False
     it = 0
     for it in range(1, stopping.max_iter + 1):
         value, c, g, extra = oracle(p)
-        cuts_c.append(c)
-        cuts_g.append(g)
+        if scale is None:
+            scale = max(abs(float(value)), float(np.max(np.abs(g), initial=0.0)), TINY)
+        cuts_c.append(c / scale)
+        cuts_g.append(np.asarray(g) / scale)
         if value < upper:
             upper, best_p = value, p.copy()
         lb, _ = lower_bound(np.array(cuts_c), np.vstack(cuts_g), m)
-        lower = max(lower, lb)
+        lower = max(lower, lb * scale)
         measure = relative_gap(upper, lower)
         ell = level * upper + (1.0 - level) * lower
         converged = stopping.met(measure)
         go_on = on_step(LevelStep(it, p, value, best_p, lower, upper, measure, ell, extra))
         if not go_on or converged:
             break
-        p = level_projection(p, np.array(cuts_c), np.vstack(cuts_g), ell, m)
+        p = level_projection(p, np.array(cuts_c), np.vstack(cuts_g), ell / scale, m)
     return LevelResult(best_p, lower, upper, it, converged)
 
 
@@ -156,5 +162,5 @@ def level_projection(p0: np.ndarray, c: np.ndarray, G: np.ndarray, level: float,
     nu0 = np.zeros(c.size)
     res = minimize(negative_dual, nu0, jac=True, method="L-BFGS-B",
                    bounds=[(0.0, None)] * c.size,
-                   options={"ftol": tol, "gtol": tol, "maxiter": 2000})
+                   options={"ftol": 0.0, "gtol": tol, "maxiter": 2000})
     return project_capped_simplex(p0 + 0.5 * (G.T @ res.x), m)

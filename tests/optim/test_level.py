@@ -48,3 +48,35 @@ def test_on_step_false_stops_the_loop():
     result = level_method(oracle, d, m, level=0.5, stopping=Stopping(0.0, 100),
                           on_step=lambda s: s.iteration < 3)
     assert result.n_iter == 3 and not result.converged
+
+
+def _smooth_problem(scale):
+    """g(p) = scale · (½‖A p − b‖² + 1): smooth, so the level method needs many cuts."""
+    rng = np.random.default_rng(7)
+    d, m = 15, 4.0
+    A, b = rng.standard_normal((20, d)), rng.standard_normal(20)
+
+    def oracle(p):
+        r = A @ p - b
+        value = scale * (0.5 * r @ r + 1.0)
+        grad = scale * (A.T @ r)
+        # the cut value − grad·(q − p) written as c − G·q
+        return float(value), float(value + grad @ p), grad, None
+
+    return oracle, d, m
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-6, 1e6])
+def test_the_level_method_does_not_depend_on_the_objectives_units(scale):
+    """An objective in small units (FS-Manifold's SVM value on raw features is ~1e-5) must
+    not stall the projection or the LP: the same iterates and the same certificate."""
+    oracle, d, m = _smooth_problem(1.0)
+    reference = level_method(oracle, d, m, level=0.9, stopping=Stopping(1e-4, 300),
+                             on_step=lambda s: True)
+    oracle, d, m = _smooth_problem(scale)
+    result = level_method(oracle, d, m, level=0.9, stopping=Stopping(1e-4, 300),
+                          on_step=lambda s: True)
+    assert reference.converged and result.converged
+    assert result.n_iter == pytest.approx(reference.n_iter, abs=2)
+    assert result.upper == pytest.approx(scale * reference.upper, rel=1e-6)
+    np.testing.assert_allclose(result.best_p, reference.best_p, atol=1e-6)

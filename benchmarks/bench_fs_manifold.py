@@ -58,8 +58,7 @@ def _methods():
     return [
         ("FS-M τ=0.5 unnorm ρ=10", dict(tau=tau, rho=10.0)),
         ("FS-M τ=0.5 norm ρ=auto", dict(tau=tau, rho="auto", laplacian="normalized")),
-        ("FS-M τ=auto norm ρ=auto", dict(tau="auto", rho="auto", laplacian="normalized",
-                                         max_iter=30)),
+        ("FS-M τ=auto norm ρ=auto", dict(tau="auto", rho="auto", laplacian="normalized")),
         ("τ=0 (supervised)", dict(tau=0.0)),
         ("τ=0, C·(1−τ)² control", dict(tau=0.0, C=(1 - tau) ** 2)),
     ]

@@ -152,8 +152,8 @@ class FGM(BaseSelector):
 
     References
     ----------
-    .. [1] M. Tan, I. W. Tsang and L. Wang, "Towards ultrahigh dimensional feature selection
-       for big data" (feature generating machine), Journal of Machine Learning Research, 2014.
+    .. [1] M. Tan, I. W. Tsang and L. Wang, "Towards large-scale and ultrahigh dimensional
+       feature selection via feature generation", Journal of Machine Learning Research.
 
     Examples
     --------

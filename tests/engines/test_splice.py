@@ -1,13 +1,15 @@
 """The exchange rounds of FGM's refinement (:func:`explorer.engines.fgm.refine.splice`) against an
 exhaustive search over restricted SVMs."""
 
+import itertools
 from itertools import combinations
 
 import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-from explorer.engines.fgm.refine import restricted_fit, splice
+from explorer.engines.fgm.refine import (prune_and_refit, restricted_fit, sacrifices, splice,
+                                          surgeon_order)
 from explorer.optim.losses import make_loss
 from explorer.optim.stopping import Stopping
 
@@ -113,3 +115,69 @@ def test_newton_hessian_updated_by_changed_rows_is_the_direct_sum(loss_name):
         gram = _curvature_gram(A, d2, gram, previous)
         previous = d2
         np.testing.assert_allclose(gram, (A.T * d2) @ A, rtol=1e-12, atol=1e-10)
+
+
+def _twins_problem(seed):
+    """Two near-copies of one strong signal (columns 0, 1) and a weaker independent one
+    (column 2): the best pair is a copy and column 2."""
+    rng = np.random.default_rng(seed)
+    z, other = rng.standard_normal(400), rng.standard_normal(400)
+    X = np.column_stack([z + 0.002 * rng.standard_normal(400),
+                         z + 0.002 * rng.standard_normal(400), other])
+    y = np.where(z + 0.25 * other + 0.3 * rng.standard_normal(400) > 0, 1.0, -1.0)
+    return X + 0.3, y  # off zero: the intercept matters when it is fitted
+
+
+@pytest.mark.parametrize("loss_name", ["squared_hinge", "logistic"])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_pruning_drops_the_redundant_twin_as_an_exhaustive_search_does(loss_name,
+                                                                      fit_intercept, seed):
+    """Cut from 3 to 2, the kept pair is the one of least restricted objective over all three
+    pairs (each refit here): a copy of the strong signal and the weak independent feature.
+    The elimination lets the twin take over the weight of the copy it drops."""
+    X, y = _twins_problem(seed)
+    loss, stopping = make_loss(loss_name), Stopping(1e-12, 1000)
+    cols = np.arange(3)
+    w, b, res = restricted_fit(X, cols, y, loss, C, fit_intercept=fit_intercept,
+                               stopping=stopping)
+    objective = {pair: restricted_fit(X, np.array(pair), y, loss, C, fit_intercept=fit_intercept,
+                                      stopping=stopping)[2].objective
+                 for pair in combinations(range(3), 2)}
+    best = min(objective, key=objective.get)
+    assert 2 in best
+    kept, *_ = prune_and_refit(X, y, loss, C, cols, w, res.margins, 2,
+                               fit_intercept=fit_intercept, stopping=stopping, intercept=b)
+    assert tuple(kept) == best
+
+
+def test_the_diagonal_sacrifice_alone_keeps_both_twins_on_most_of_these_problems():
+    """What the test above guards against: abess's ½h_j w_j², which holds the other features
+    fixed, keeps both copies of the strong signal in most of the same 12 settings."""
+    both = 0
+    for loss_name, fit_intercept, seed in itertools.product(
+            ["squared_hinge", "logistic"], [False, True], range(3)):
+        X, y = _twins_problem(seed)
+        loss, stopping = make_loss(loss_name), Stopping(1e-12, 1000)
+        w, _, res = restricted_fit(X, np.arange(3), y, loss, C, fit_intercept=fit_intercept,
+                                   stopping=stopping)
+        diagonal = sacrifices(X, np.arange(3), w, loss, C, y, res.margins)
+        both += set(np.argsort(-diagonal)[:2]) == {0, 1}
+    assert both >= 8
+
+
+def test_surgeon_order_of_a_quadratic_objective_is_the_exact_cost_of_each_removal():
+    """Where every example is inside the squared hinge's margin the objective is quadratic, so
+    the surgeon's first saliency is exact: the feature it eliminates first is the one whose
+    removal (and refit of the rest) raises the objective least, by brute force."""
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((200, 5)) @ rng.standard_normal((5, 5)) * 0.01  # small margins
+    y = np.where(rng.random(200) < 0.5, 1.0, -1.0)
+    loss, stopping = make_loss("squared_hinge"), Stopping(1e-14, 1000)
+    w, b, res = restricted_fit(A, np.arange(5), y, loss, C, fit_intercept=False,
+                               stopping=stopping)
+    assert np.all(y * res.margins < 1)  # all inside the margin: quadratic
+    order = surgeon_order(A, np.arange(5), w, loss, C, y, res.margins, fit_intercept=False)
+    rise = [restricted_fit(A, np.delete(np.arange(5), q), y, loss, C, fit_intercept=False,
+                           stopping=stopping)[2].objective - res.objective for q in range(5)]
+    assert int(np.argmin(order)) == int(np.argmin(rise))

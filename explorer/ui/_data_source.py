@@ -98,6 +98,14 @@ class DataSource:
         with _SHARED_LOCK:
             return _SHARED.get(key) if key is not None else None
 
+    def open(self, name: str) -> Dataset:
+        """The dataset ``name`` with its test part held out: the one a session already split
+        with these knobs, else built (:meth:`build`) and split (:func:`split_for_sessions`);
+        raises :class:`~explorer.data.DataError` or ValueError on a problem."""
+        shared = self.shared(name)
+        return shared if shared is not None else split_for_sessions(self.build(name),
+                                                                    self.key(name))
+
     def build(self, name: str) -> Dataset:
         """The dataset ``name`` names (the upload, a served file or a catalogue entry with
         ``params``); raises :class:`~explorer.data.DataError` or ValueError on a problem."""

@@ -29,7 +29,6 @@ from ._sweeps import SWEEP_EVENTS, Sweeps
 from ._worker import kernels_warming
 
 BIG_DATA = 20_000_000  # n × m above which live refits start switched off
-STATUS_EVERY_S = 0.2   # a running fit's status line changes at most this often
 
 
 class ExplorerState(param.Parameterized):
@@ -61,8 +60,7 @@ class ExplorerState(param.Parameterized):
         self._events: queue.Queue = queue.Queue()
         self.fits = FitSession(self._events, self.notify, start_worker=start_worker)
         self.sweeps = Sweeps(self._events)
-        self._status_at = 0.0
-        self._status_behind = False  # a record arrived that the status line does not show yet
+        self.pacer = _status.StatusPacer()
         if isinstance(dataset, Dataset):
             self._use_dataset(dataset, name=dataset.name or "dataset")
         elif dataset is not None:
@@ -85,14 +83,11 @@ class ExplorerState(param.Parameterized):
 
     def load(self) -> bool:
         """(Re)build the current dataset; on a data problem keep the previous one."""
-        ds = self.source.shared(self.dataset)
-        if ds is None:
-            try:
-                ds = split_for_sessions(self.source.build(self.dataset),
-                                        self.source.key(self.dataset))
-            except (DataError, ValueError) as exc:
-                self.notify(str(exc), "error")
-                return False
+        try:
+            ds = self.source.open(self.dataset)
+        except (DataError, ValueError) as exc:
+            self.notify(str(exc), "error")
+            return False
         self._use_dataset(ds, name=ds.name or self.dataset)
         return True
 
@@ -281,40 +276,16 @@ class ExplorerState(param.Parameterized):
                 if event.kind == "paused" and event.token == self.fits.token:
                     self._explain(event.payload)
         self._mirror()
-        if update.failed:
-            self.status = "Selected: – features · failed (see the message)"
-        elif update.records:
-            last = update.records[-1]
-            settled = self.paused or not self.running
-            now = time.perf_counter()
-            # a running fit's line changes at most every STATUS_EVERY_S (a class of 30 fits
-            # otherwise sent the server's event loop 600 status patches a second); the first
-            # record of a fit and its end are shown at once
-            if settled or len(self.records) == len(update.records) or \
-                    now - self._status_at >= STATUS_EVERY_S:
-                self._show_record(last, now)
-            else:
-                self._status_behind = True
-            if settled:
-                self._explain(last)
-        elif update.queued and self.running:
-            self.status = f"Selected: – features · queued ({update.queued} ahead)"
-        elif update.cancelled and not update.records:
-            self.status = "Selected: – features · stopped before it started"
-        elif update.finished and self.records and self.estimator is not None:
-            # the fit's end came in a later poll than its last record: explain that record now
-            self._show_record(self.records[-1], time.perf_counter())
-            self._explain(self.records[-1])
-        elif self._status_behind and self.records and \
-                time.perf_counter() - self._status_at >= STATUS_EVERY_S:
-            self._show_record(self.records[-1], time.perf_counter())  # no record since
+        shown = self.pacer.after_poll(update, records=self.records, running=self.running,
+                                      paused=self.paused, has_model=self.estimator is not None)
+        if shown.text is not None:
+            self.status = shown.text
+        if shown.record is not None:
+            self.n_records = len(self.records)
+            self._set_status(shown.record)
+        if shown.explain:
+            self._explain(shown.record)
         return update
-
-    def _show_record(self, record, now: float) -> None:
-        self.n_records = len(self.records)
-        self._set_status(record)
-        self._status_at = now
-        self._status_behind = False
 
     def _set_status(self, record) -> None:
         self.status = _status.status_line(

@@ -1,10 +1,14 @@
-"""The status line's text, owned apart from the state that runs fits: what was selected, the
-objective, the iteration, the work, the test measures and whether the fit is running. Pure
-functions of a record, the records so far and the model (testable without a session)."""
+"""The status line, owned apart from the state that runs fits: its text (what was selected, the
+objective, the iteration, the work, the test measures and whether the fit is running: pure
+functions of a record, the records so far and the model) and its pace (:class:`StatusPacer`:
+which record it shows after each poll, and when the explanation is written). Testable
+without a session."""
 
 from __future__ import annotations
 
 import logging
+import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -12,6 +16,8 @@ from .. import metrics as M
 from ..data import format_bytes
 
 log = logging.getLogger("explorer.ui")
+
+STATUS_EVERY_S = 0.2   # a running fit's status line changes at most this often
 
 # measures that rank: their models set no decision threshold, so the status shows no accuracy
 RANKING_MEASURES = ("prbep", "rec@k")
@@ -94,3 +100,52 @@ def status_line(record, *, records, estimator, data, state: str, scored: bool) -
                 "and refit to see it)")
     return (f"{selected} {record.objective:.5g} · iteration {record.iteration + 1} · "
             f"{record.elapsed:.2f} s{passes}{scores} · {state}{warm}")
+
+
+@dataclass
+class Shown:
+    """What a poll changes: a fixed status ``text``, or the ``record`` whose line to show, and
+    whether to ``explain`` it (the teaching text)."""
+
+    text: str | None = None
+    record: object = None
+    explain: bool = False
+
+
+class StatusPacer:
+    """The pace of the status line. A running fit's line changes at most every
+    ``STATUS_EVERY_S`` (a class of 30 fits otherwise sent the server's event loop 600 status
+    patches a second); a fit's first record, its pause and its end are shown at once, and a
+    record held back is shown by a later poll when no new one comes."""
+
+    def __init__(self, every: float = STATUS_EVERY_S):
+        self.every = float(every)
+        self.at = 0.0
+        self.behind = False  # a record arrived that the line does not show yet
+
+    def after_poll(self, update, *, records, running: bool, paused: bool, has_model: bool,
+                   now: float | None = None) -> Shown:
+        """What the poll that produced ``update`` changes (``records``: all of the fit's)."""
+        now = time.perf_counter() if now is None else now
+        if update.failed:
+            return Shown(text="Selected: – features · failed (see the message)")
+        if update.records:
+            last, settled = update.records[-1], paused or not running
+            if settled or len(records) == len(update.records) or now - self.at >= self.every:
+                return self._show(last, now, explain=settled)
+            self.behind = True
+            return Shown()
+        if update.queued and running:
+            return Shown(text=f"Selected: – features · queued ({update.queued} ahead)")
+        if update.cancelled:
+            return Shown(text="Selected: – features · stopped before it started")
+        if update.finished and records and has_model:
+            # the fit's end came in a later poll than its last record: explain that record
+            return self._show(records[-1], now, explain=True)
+        if self.behind and records and now - self.at >= self.every:
+            return self._show(records[-1], now)  # no record since
+        return Shown()
+
+    def _show(self, record, now: float, *, explain: bool = False) -> Shown:
+        self.at, self.behind = now, False
+        return Shown(record=record, explain=explain)

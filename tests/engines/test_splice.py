@@ -8,8 +8,13 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-from explorer.engines.fgm.refine import (prune_and_refit, restricted_fit, sacrifices, splice,
-                                          surgeon_order)
+from explorer.engines.fgm.refine import (
+    prune_and_refit,
+    restricted_fit,
+    sacrifices,
+    splice,
+    surgeon_order,
+)
 from explorer.optim.losses import make_loss
 from explorer.optim.stopping import Stopping
 

@@ -18,6 +18,22 @@ def test_a_catalogue_entry_is_built_with_its_knobs():
     assert source.specs(UPLOAD) == ()
 
 
+def test_open_shares_a_catalogue_split_between_sources_and_splits_uploads_per_source():
+    """Two sources with the same knobs open one shared split (held out once per server, its
+    arrays read-only); other knobs give another; an upload is split for its source alone."""
+    knobs = {"n_samples": 200, "n_features": 120, "n_test": 50}
+    a, b = DataSource(params=dict(knobs)), DataSource(params=dict(knobs))
+    first, second = a.open("fsa-correlated"), b.open("fsa-correlated")
+    assert first is second and first.has_test and not first.X.flags.writeable
+    assert DataSource(params={**knobs, "seed": 1}).open("fsa-correlated") is not first
+    upload = DataSource()
+    upload.read_upload(b"a,b,label\n1,2,x\n4,5,y\n7,8,x\n1,1,y\n3,3,x\n2,2,y\n",
+                       "t.csv", "label")
+    assert upload.open(UPLOAD) is not upload.open(UPLOAD)
+    with pytest.raises(ValueError):
+        DataSource(params={"n_samples": -3}).open("fsa-correlated")
+
+
 def test_an_upload_reads_its_table_and_keeps_the_previous_one_on_a_bad_file():
     source = DataSource()
     with pytest.raises(DataError):

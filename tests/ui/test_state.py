@@ -549,7 +549,7 @@ def test_a_running_fits_status_line_is_rationed_but_never_left_behind():
     import time as clock
 
     from explorer import FGM
-    from explorer.ui._state import STATUS_EVERY_S
+    from explorer.ui._status import STATUS_EVERY_S
     from explorer.ui._worker import Event
 
     s = ExplorerState(dataset="digits-3v8", live=False, start_worker=False)

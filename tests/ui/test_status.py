@@ -48,3 +48,35 @@ def test_a_ranking_model_shows_its_ranking_measures_not_accuracy():
                                data=data, state="done", scored=True)
     assert "(trained for it)" in line and "no accuracy" in line
     assert _status.test_scores(model, None) == {}
+
+
+def test_the_pacer_shows_first_and_settled_records_at_once_and_rations_the_rest():
+    """StatusPacer alone, on a clock it is given: a fit's first record is shown and not
+    explained while it runs; a second record within STATUS_EVERY_S is held back, then shown
+    by a poll without records once the time has passed; a paused fit's record is shown and
+    explained at once; failure, queueing and a cancel before any record are fixed texts."""
+    from explorer.ui._fit_session import Update
+    from explorer.ui._status import STATUS_EVERY_S, StatusPacer
+
+    pacer, r1, r2, r3 = StatusPacer(), object(), object(), object()
+    shown = pacer.after_poll(Update(records=[r1]), records=[r1], running=True, paused=False,
+                             has_model=False, now=10.0)
+    assert shown.record is r1 and not shown.explain and shown.text is None
+    shown = pacer.after_poll(Update(records=[r2]), records=[r1, r2], running=True,
+                             paused=False, has_model=False, now=10.0 + STATUS_EVERY_S / 2)
+    assert shown.record is None and pacer.behind
+    shown = pacer.after_poll(Update(), records=[r1, r2], running=True, paused=False,
+                             has_model=False, now=10.0 + STATUS_EVERY_S * 1.01)
+    assert shown.record is r2 and not pacer.behind
+    shown = pacer.after_poll(Update(records=[r3]), records=[r1, r2, r3], running=True,
+                             paused=True, has_model=True, now=10.0 + STATUS_EVERY_S * 1.02)
+    assert shown.record is r3 and shown.explain
+    assert "failed" in pacer.after_poll(Update(failed=True), records=[], running=False,
+                                        paused=False, has_model=False).text
+    assert "queued (3 ahead)" in pacer.after_poll(Update(queued=3), records=[], running=True,
+                                                  paused=False, has_model=False).text
+    assert "stopped before it started" in pacer.after_poll(
+        Update(cancelled=True), records=[], running=False, paused=False, has_model=False).text
+    finished = pacer.after_poll(Update(finished=True), records=[r1, r2, r3], running=False,
+                                paused=False, has_model=True)
+    assert finished.record is r3 and finished.explain

@@ -53,13 +53,13 @@ def _fgm(record) -> str:
         else:
             pruned_now = "" if rounds else f", {len(pruned)} pruned,"
             rule = "of largest weight |w_j| in the path's model" if paper else \
-                "whose removal would raise the objective most (½h_j w_j²)"
+                "that backward elimination keeps (each removal lets the others adjust)"
             text = (f"{step}: the path grew to {len(before)} features; the "
                     f"{record.n_selected} {rule} were kept{pruned_now} and the ℓ2 model was "
                     "refit on them")
         if rounds:
             text += (f". Then {rounds} exchange round{'s' if rounds > 1 else ''} (the "
-                     "best-scored features outside join, refit, prune back by sacrifice, "
+                     "best-scored features outside join, refit, eliminate back to k, "
                      "refit) lowered the restricted loss C·Σl from "
                      f"{info['loss_before']:.5g} to {info['loss_after']:.5g}; in the end "
                      f"{len(pruned)} of the path's features are pruned and "

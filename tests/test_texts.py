@@ -32,7 +32,7 @@ def test_fgm_says_how_many_of_the_block_are_new(new, says):
 
 
 @pytest.mark.parametrize(("added", "says"), [
-    ([], "Refinement: the path grew to 18 features; the 18 whose removal"),
+    ([], "Refinement: the path grew to 18 features; the 18 that backward elimination keeps"),
     ([3], "fewer than asked for; one more feature was added, the one outside it whose entry"),
     ([3, 4], "fewer than asked for; 2 more features were added, the ones outside it whose"),
 ])

@@ -101,8 +101,8 @@ class FGM(BaseSelector):
     refine : {None, "auto"}
         None: the paper's algorithm. "auto": a best-subset refinement at the same number of
         features — the ℓ1² path is grown with blocks of ⌈1.5·B⌉, the k = round(selected·B/⌈1.5B⌉)
-        features of largest backward sacrifice ½h_j w_j² are kept (abess's splicing measure)
-        and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4); then
+        features that backward elimination keeps (Optimal Brain Surgeon's w_q²/(2[H⁻¹]_qq):
+        each removal lets the others adjust) and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4); then
         exchange rounds (the ⌈k/2⌉ best-scored features outside join, refit, prune back,
         refit) are kept while each lowers the restricted loss by more than abess's threshold
         (at most 8; :func:`~explorer.engines.fgm.refine.splice`); one more record shows the pruned
@@ -219,8 +219,9 @@ class FGM(BaseSelector):
         ParamSpec("warm_start", "warm start", False, "bool", live=False,
                   help="refit from the previous solution"),
         ParamSpec("refine", "refine", None, "choice", choices=(None, "auto"), nullable=True,
-                  help="best-subset refinement: grow past k, keep the k of largest "
-                       "sacrifice, refit, exchange while the loss falls"),
+                  help="best-subset refinement: grow past k, eliminate back to k (each "
+                       "removal letting the others adjust), refit, exchange while the "
+                       "loss falls"),
         ParamSpec("k", "k (features kept)", None, "int", 1, 10**7, log=True, nullable=True,
                   bound="n_features", auto="the paper's count at B",
                   help="exactly k features: the path grown to k, cut by |w|, refit "
@@ -376,7 +377,7 @@ class FGM(BaseSelector):
 
     def _prune_and_refit(self, X, y, result, recorder: Recorder, B_grown: int,
                          space) -> None:
-        """refine='auto': keep the k features of largest sacrifice, refit, then exchange
+        """refine='auto': keep the k features backward elimination keeps, refit, then exchange
         rounds while the restricted loss falls (:func:`~explorer.engines.fgm.refine.splice`); one
         more record. A path that converged with fewer than k features is filled up to k
         first, by the forward sacrifice of the best-scored features outside it (one more
@@ -417,7 +418,7 @@ class FGM(BaseSelector):
             recorder.warn(f"FGM's refit on the {kept.size} kept features stopped at a "
                           f"relative duality gap of {res.measure:.2g} (asked: "
                           f"{stopping.tol:.2g}): its weights are not certified.")
-        verb, rule = ("cut", "|w|") if paper else ("refined", "their sacrifice")
+        verb, rule = ("cut", "|w|") if paper else ("refined", "backward elimination")
         how = (f"{verb}: the path ended at {before.size} features, {added.size} more "
                "added by forward sacrifice, refit") if added.size else \
             (f"{verb}: kept {kept.size} of {before.size} features by {rule}, refit")

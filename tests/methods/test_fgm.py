@@ -401,7 +401,7 @@ def _best_pair(X, y, C):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_refine_finds_the_brute_force_best_pair(seed):
-    """k = 2 of 8 features: FGM(refine='auto') grows to 4, prunes by sacrifice and refits;
+    """k = 2 of 8 features: FGM(refine='auto') grows to 4, prunes by elimination and refits;
     the pair and its weights are the exhaustive search's (the decoy is chosen when it is
     the better pair)."""
     X, y = _decoy_problem(seed)

@@ -159,7 +159,7 @@ def main():
                 table.add(k, method, _mean_sd(acc), _mean_sd([r["auc"] for r in rows]),
                           statistics.median(r["t"] for r in rows),
                           _megabytes(statistics.median(r["mb"] for r in rows)),
-                          statistics.median(r["k"] for r in rows),
+                          f"{statistics.median(r['k'] for r in rows):g}",
                           f"{statistics.median(Cs_used):g}" if Cs_used else "–",
                           "–" if method == "abess" else
                           f"{np.mean(diff):+.3f} ({ahead} ahead, {behind} behind)")

@@ -102,11 +102,12 @@ class FGM(BaseSelector):
         None: the paper's algorithm. "auto": a best-subset refinement at the same number of
         features — the ℓ1² path is grown with blocks of ⌈1.5·B⌉, the k = round(selected·B/⌈1.5B⌉)
         features that backward elimination keeps (Optimal Brain Surgeon's w_q²/(2[H⁻¹]_qq):
-        each removal lets the others adjust) and the restricted ℓ2 model is refit on them (the de-biasing of Fig. 4); then
-        exchange rounds (the ⌈k/2⌉ best-scored features outside join, refit, prune back,
-        refit) are kept while each lowers the restricted loss by more than abess's threshold
-        (at most 8; :func:`~explorer.engines.fgm.refine.splice`); one more record shows the pruned
-        set and the rounds. Linear features only.
+        each removal lets the others adjust) and the restricted ℓ2 model is refit on them
+        (the de-biasing of Fig. 4); then exchange rounds (the ⌈k/2⌉ best-scored features
+        outside join, refit, eliminate back to k, refit) are kept while each lowers the
+        restricted loss by more than abess's threshold (at most 8;
+        :func:`~explorer.engines.fgm.refine.splice`); one more record shows the pruned set
+        and the rounds. Linear features only.
     k : int or None
         The number of features wanted (None: the paper's count, B ≤ #selected ≤ T·B). The
         outer loop then ignores ``tol`` and runs until the path holds k features (⌈1.5·k⌉

@@ -1,4 +1,5 @@
-"""Fits outside the server's interpreter: a pool of worker processes, one per core.
+"""Fits, sweeps and stability runs outside the server's interpreter: a pool of worker
+processes, one per core.
 
 The server's event loop only serves pages and draws. Each session is placed on the worker
 process holding the fewest sessions; there a :class:`~explorer.ui._worker.FitWorker` thread
@@ -23,7 +24,7 @@ import traceback
 from collections import defaultdict
 from itertools import count
 
-from ._worker import Event, FitRequest
+from ._worker import Event, FitRequest, SweepWorker
 
 log = logging.getLogger("explorer.ui")
 
@@ -97,8 +98,15 @@ def _serve(conn, slots: int) -> None:  # pragma: no cover - runs in the worker p
             break
         if command == "exit":
             break
-        if command == "open":
-            workers[sid] = _worker.FitWorker(_Outbox(sid, conn, lock))
+        if command == "open":  # payload: None for a fit worker, the event kinds for jobs
+            outbox = _Outbox(sid, conn, lock)
+            workers[sid] = _worker.FitWorker(outbox) if payload is None else \
+                _worker.SweepWorker(outbox, kinds=payload)
+        elif command == "jobs":
+            token, dataset, jobs = payload
+            workers[sid].start(token, dataset, jobs)
+        elif command in ("cancel", "halt"):
+            getattr(workers[sid], command)()
         elif command == "close":
             worker = workers.pop(sid, None)
             if worker is not None:
@@ -190,11 +198,16 @@ class FitPool:
     def open(self, worker: PooledFitWorker) -> None:
         with self._lock:
             sid = next(self._ids)
-            host = min(self.hosts, key=lambda h: len(h.sessions))
+            host = min(self.hosts, key=self._fits_on)
             host.sessions.add(sid)
             worker.sid, worker.host = sid, host
             self.workers[sid] = worker
-        host.send("open", sid)
+        host.send("open", sid, worker.kinds)
+
+    def _fits_on(self, host: _Host) -> int:
+        """The sessions' fit workers on ``host`` (its load: their jobs go where there is room)."""
+        return sum(1 for sid in host.sessions
+                   if sid in self.workers and self.workers[sid].kinds is None)
 
     def release(self, worker: PooledFitWorker) -> None:
         with self._lock:
@@ -253,7 +266,7 @@ class FitPool:
                 worker.data_key = None
         for worker in moved:
             worker.moved_to(fresh, code)
-            fresh.send("open", worker.sid)
+            fresh.send("open", worker.sid, worker.kinds)
 
     def pids(self) -> list[int]:
         return [h.process.pid for h in self.hosts]
@@ -268,6 +281,8 @@ class FitPool:
 
 class PooledFitWorker:
     """A session's fit worker in a worker process, with :class:`FitWorker`'s interface."""
+
+    kinds = None  # the worker process makes a FitWorker for it
 
     def __init__(self, events, pool: FitPool):
         self.events = events
@@ -359,6 +374,75 @@ class PooledFitWorker:
         self.events.put(Event("error", self._token, (exc, "".join(
             traceback.format_exception_only(type(exc), exc)))))
         self._idle.set()
+
+
+class PooledSweepWorker:
+    """A session's background jobs (sweeps, stability runs) in a worker process, with
+    :class:`~explorer.ui._worker.SweepWorker`'s interface: they take turns there with the
+    fits, and the server's interpreter only receives their rows."""
+
+    def __init__(self, events, pool: FitPool, kinds):
+        self.events, self.pool, self.kinds = events, pool, tuple(kinds)
+        self.sid = 0
+        self.host: _Host | None = None
+        self.data_key = None  # jobs carry their data
+        self.token = 0
+        self._idle = threading.Event()
+        self._idle.set()
+        self._closed = False
+        pool.open(self)
+
+    def start(self, token: int, data, jobs: list) -> None:
+        self.token = token
+        self._idle.clear()
+        if not self.host.send("jobs", self.sid, (token, data, jobs)):
+            self._report_lost(None)
+
+    def cancel(self) -> None:
+        self.host.send("cancel", self.sid)
+        self._idle.set()  # a later start makes whatever this run still sends stale
+
+    def halt(self) -> None:
+        self.host.send("halt", self.sid)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.pool.release(self)
+        self._idle.set()
+
+    @property
+    def busy(self) -> bool:
+        return not self._idle.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._idle.wait(timeout)
+
+    def receive(self, event: Event) -> None:
+        self.events.put(event)
+        if event.kind in self.kinds[1:] and event.token == self.token:
+            self._idle.set()
+
+    def moved_to(self, host: _Host, code) -> None:
+        self.host = host
+        self._report_lost(code)
+
+    def _report_lost(self, code) -> None:
+        if self._idle.is_set():
+            return
+        exc = RuntimeError("the worker process running this stopped"
+                           + (f" (exit code {code})" if code is not None else "")
+                           + "; a new one has taken its place: start it again")
+        self.events.put(Event(self.kinds[2], self.token, (exc, "")))
+        self._idle.set()
+
+
+def background_worker(events, kinds):
+    """A session's worker for sweeps and stability runs: in the server's pool of worker
+    processes when there is one (``explorer serve``), else a thread of this process."""
+    pool = fit_pool()
+    return PooledSweepWorker(events, pool, kinds) if pool is not None else \
+        SweepWorker(events, kinds=kinds)
 
 
 def _without_data(request: FitRequest) -> FitRequest:

@@ -244,7 +244,7 @@ class ExplorerState(param.Parameterized):
 
     def close(self) -> None:
         """Stop the session's threads (called when a browser tab closes)."""
-        self.sweeps.worker.cancel()
+        self.sweeps.worker.close()
         self.fits.close()
         self._mirror()
 

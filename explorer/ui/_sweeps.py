@@ -11,7 +11,8 @@ from .. import metrics as M
 from ..data import DataError
 from ..experiments import check_compatible, one_standard_error
 from ..methods import get_method
-from ._worker import SweepWorker
+from ._fit_pool import background_worker
+from ._jobs import SweepJob
 
 SWEEP_EVENTS = ("row", "sweep-done", "sweep-error")
 SWEEP_FOLDS = 3  # each point scored by 3-fold CV of the training part; the test part waits
@@ -22,7 +23,7 @@ class Sweeps:
 
     def __init__(self, events: queue.Queue):
         self.frame = pd.DataFrame()
-        self.worker = SweepWorker(events)
+        self.worker = background_worker(events, SWEEP_EVENTS)
         self.token = 0
         self.total = 0
         self.pending_reset = False
@@ -45,8 +46,6 @@ class Sweeps:
 
     def start(self, state, n_points: int) -> list[str]:
         """Start sweeping the methods on the state's data; returns their names."""
-        from ..experiments import sweep as run_sweep
-
         self.token += 1
         self.clear()
         measures = M.metrics_for(state.data.task)
@@ -70,14 +69,9 @@ class Sweeps:
                 grid = cls.sweep_values(split.X, split.y, n_points)
                 values = sorted(set(grid) | {own})
                 self.own = (name, own)
-
-            def job(on_row, name=name, params=params, values=values):
-                run_sweep(name, data, values=values, n_points=n_points, metrics=measures,
-                          callback=on_row, cv=SWEEP_FOLDS, **params)
-
-            jobs.append(job)
+            jobs.append(SweepJob(name, values, n_points, measures, SWEEP_FOLDS, params))
             self.total += len(values) - n_points if values is not None else 0
-        self.worker.start(self.token, jobs)
+        self.worker.start(self.token, data, jobs)
         return methods
 
     def marks(self, metric: str):

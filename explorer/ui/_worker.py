@@ -1,4 +1,5 @@
-"""Background work for one session: one fit thread and one sweep thread, no Panel.
+"""Background work for one session: one fit thread and one thread for its sweeps and
+stability runs, no Panel (in the server, both run in a worker process of the pool).
 
 The fit worker runs one request at a time; a new request cancels the one in flight (its
 callback returns ``False`` at the next iteration, leaving a usable model). In step mode the
@@ -324,22 +325,24 @@ class _Callback:
 
 
 class SweepWorker:
-    """Runs accuracy-versus-#features sweeps (or stability resamples) in the background,
-    streaming rows as events of the ``kinds`` (row, done, error)."""
+    """Runs a session's background jobs (:mod:`~explorer.ui._jobs`: sweeps, stability runs) in
+    a thread, one run at a time, streaming their rows as events of the ``kinds`` (row, done,
+    error); the rows share the compute slots with the fits, a point per turn."""
 
     def __init__(self, events: queue.Queue, kinds=("row", "sweep-done", "sweep-error")):
         self.events = events
-        self.kinds = kinds
+        self.kinds = tuple(kinds)
         self._cancel = threading.Event()
+        self._halt = threading.Event()
         self._thread: threading.Thread | None = None
         self.token = 0
 
-    def start(self, token: int, jobs: list[Callable[[Callable], Any]]) -> None:
-        """Run ``jobs`` in order; each receives a ``row`` callback and returns when done."""
+    def start(self, token: int, data, jobs: list) -> None:
+        """Run ``jobs`` on ``data`` in order (a new start cancels the run in flight)."""
         self.cancel()
         self.token = token
-        self._cancel = threading.Event()
-        cancel = self._cancel
+        self._cancel, self._halt = threading.Event(), threading.Event()
+        cancel, halt = self._cancel, self._halt
 
         def run():
             if not SLOTS.acquire(cancel.is_set):
@@ -363,7 +366,7 @@ class SweepWorker:
                             holding = True
                         return True
 
-                    job(on_row)
+                    job(data, on_row, halt.is_set)
             except Exception as exc:
                 self.events.put(Event(self.kinds[2], token, (exc, traceback.format_exc())))
                 return
@@ -374,6 +377,13 @@ class SweepWorker:
 
         self._thread = threading.Thread(target=run, name="explorer-sweep", daemon=True)
         self._thread.start()
+
+    def halt(self) -> None:
+        """The user's Stop of a stability run: its resampling ends, its result still comes."""
+        self._halt.set()
+
+    def close(self) -> None:
+        self.cancel()
 
     def cancel(self) -> None:
         self._cancel.set()

@@ -599,13 +599,18 @@ class ExplorerApp(pn.viewable.Viewer):
         return pn.Column(self.message, self.status, self.summary, self.explanation,
                          self.convergence, self.tabs, sizing_mode="stretch_width")
 
+    def close(self) -> None:
+        """Stop the session's fit, sweep and stability run (the browser tab closed)."""
+        self.state.close()
+        self.stability.run.close()
+
     def __panel__(self):
         if self._layout is not None:
             return self._layout
         self._start_polling()
         self._on_version()
         if in_server():
-            pn.state.on_session_destroyed(lambda ctx: self.state.close())
+            pn.state.on_session_destroyed(lambda ctx: self.close())
             pn.state.onload(self._on_load)
         else:
             if self.state.estimator is not None:
@@ -621,7 +626,7 @@ class ExplorerApp(pn.viewable.Viewer):
         if in_server():
             self._start_polling()
             self._on_version()
-            pn.state.on_session_destroyed(lambda ctx: self.state.close())
+            pn.state.on_session_destroyed(lambda ctx: self.close())
             pn.state.onload(self._on_load)
             template = page_template(title, main=[self.main()], sidebar=[self.controls()])
             self._layout = template

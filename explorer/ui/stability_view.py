@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import queue
-import threading
 
 import holoviews as hv
 import numpy as np
@@ -16,9 +15,10 @@ import panel as pn
 from holoviews.streams import Pipe
 
 from .. import viz
-from ..experiments import StabilityResult, agreement, at_k, stability
+from ..experiments import StabilityResult, at_k
 from . import _widgets as W
-from ._worker import SweepWorker
+from ._fit_pool import background_worker
+from ._jobs import StabilityJob
 from .views import _ensure_backend
 
 KINDS = ("resample", "stability-done", "stability-error")
@@ -31,37 +31,24 @@ class StabilityRun:
 
     def __init__(self):
         self.events: queue.Queue = queue.Queue()
-        self.worker = SweepWorker(self.events, kinds=KINDS)
+        self.worker = background_worker(self.events, KINDS)
         self.token = 0
-        self.halt = threading.Event()
+        self.halted = False
 
     def start(self, method: str, data, params: dict, n_resamples: int,
               others: list[str], k: int | None) -> None:
         self.token += 1
-        self.halt = halt = threading.Event()
-
-        def job(on_row):
-            def each(update):
-                return on_row({"kind": "resample", **update}) is not False and \
-                    not halt.is_set()
-
-            # Stop ends the resampling, not the run: the result of what was done follows
-            result = stability(method, data, n_resamples=n_resamples, callback=each, **params)
-            on_row({"kind": "result", "result": result})
-            if others and k is not None and not halt.is_set():
-                on_row({"kind": "agreement",
-                        "result": agreement([method, *others], data, k=k,
-                                            params={method: params})})
-
-        self.worker.start(self.token, [job])
+        self.halted = False
+        self.worker.start(self.token, data,
+                          [StabilityJob(method, params, n_resamples, list(others), k)])
 
     def stop(self) -> None:
         """End the resampling; the resamples done so far still make the result."""
-        self.halt.set()
+        self.halted = True
+        self.worker.halt()
 
-    @property
-    def halted(self) -> bool:
-        return self.halt.is_set()
+    def close(self) -> None:
+        self.worker.close()
 
     def poll(self) -> list:
         out = []

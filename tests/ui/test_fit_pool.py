@@ -230,3 +230,66 @@ def test_compute_turns_go_to_the_least_served_new_fit_first():
     for thread in threads:
         thread.join(5)
     assert order == ["just moved", "started", "long", "older long"]
+
+
+def test_a_sweep_runs_in_a_worker_process_and_gives_the_rows_of_one_in_the_server(pool):
+    """The accuracy-versus-#features sweep of a served session runs in the pool (no sweep
+    thread in the server's interpreter) and streams the same rows as the same sweep run in a
+    thread here; closing the page releases its place in the worker process."""
+    import threading
+
+    from explorer.ui._fit_pool import PooledSweepWorker
+    from explorer.ui._worker import SweepWorker
+
+    pooled = _session(pool)
+    local = ExplorerState(dataset="digits-3v8", live=False, start_worker=False)
+    local.sweeps.worker = SweepWorker(local._events)
+    try:
+        assert isinstance(pooled.sweeps.worker, PooledSweepWorker)
+        for state in (pooled, local):
+            state.set_param("B", 3)
+            state.sweep(n_points=3)
+        assert not any(t.name == "explorer-sweep" and t.is_alive()
+                       for t in threading.enumerate() if t is not local.sweeps.worker._thread)
+        for state in (pooled, local):
+            state.wait(120)
+        assert "sweep finished" in pooled.sweep_status and pooled.sweep_progress == 100
+        columns = ["method", "value", "n_selected", "accuracy"]
+        assert len(pooled.sweep_frame) == len(local.sweep_frame) >= 3
+        assert pooled.sweep_frame[columns].equals(local.sweep_frame[columns])
+    finally:
+        pooled.close()
+        local.close()
+    assert pooled.sweeps.worker.sid not in pool.workers
+    assert all(pooled.sweeps.worker.sid not in h.sessions for h in pool.hosts)
+
+
+def test_a_stability_run_in_a_worker_process_streams_and_stops_like_one_here(pool):
+    """Resamples stream from the worker process; *Stop* there ends the resampling and the
+    resamples done still make the result (Φ̂ over fewer than asked)."""
+    from explorer.ui._fit_pool import PooledSweepWorker
+    from explorer.ui.stability_view import StabilityRun
+
+    state = _session(pool)
+    run = StabilityRun()
+    try:
+        assert isinstance(run.worker, PooledSweepWorker)
+        run.start("fgm", state.data, {"B": 2}, 40, [], None)
+        seen = []
+
+        def some():
+            seen.extend(run.poll())
+            return sum(e.payload.get("kind") == "resample" for e in seen
+                       if e.kind == "resample") >= 3
+
+        assert _until(some, 60)
+        run.stop()
+        assert run.worker.wait(60)
+        seen.extend(run.poll())
+        results = [e.payload["result"] for e in seen
+                   if e.kind == "resample" and e.payload.get("kind") == "result"]
+        assert len(results) == 1 and 3 <= results[0].selected.shape[0] < 40
+        assert seen[-1].kind == "stability-done"
+    finally:
+        run.close()
+        state.close()

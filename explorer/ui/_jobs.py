@@ -1,0 +1,56 @@
+"""Background jobs of a session other than its fit, as plain data: one method's
+accuracy-versus-#features curve (:class:`SweepJob`) and a stability run (:class:`StabilityJob`).
+They hold no closure, so they travel to the server's fit worker processes like a fit request,
+and run the same way in a thread of this process (notebooks, scripts). A job is called with
+the data, a ``row`` callback (False: stop) and ``halted()`` (the user's Stop of a stability
+run: the resamples done still make the result)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SweepJob:
+    """``experiments.sweep`` of one method over its sparsity values (None: ``n_points`` of
+    them), each point scored by ``cv``-fold CV of the training part."""
+
+    name: str
+    values: list | None
+    n_points: int
+    metrics: list
+    cv: int
+    params: dict = field(default_factory=dict)
+
+    def __call__(self, data, row: Callable, halted: Callable[[], bool]) -> None:
+        from ..experiments import sweep
+
+        sweep(self.name, data, values=self.values, n_points=self.n_points,
+              metrics=self.metrics, callback=row, cv=self.cv, **self.params)
+
+
+@dataclass
+class StabilityJob:
+    """``n_resamples`` subsample fits of ``method`` streamed as rows (Φ̂ so far), then the
+    result, then — unless halted — the agreement of ``others`` with it at ``k``."""
+
+    method: str
+    params: dict
+    n_resamples: int
+    others: list
+    k: int | None
+
+    def __call__(self, data, row: Callable, halted: Callable[[], bool]) -> None:
+        from ..experiments import agreement, stability
+
+        def each(update):
+            return row({"kind": "resample", **update}) is not False and not halted()
+
+        result = stability(self.method, data, n_resamples=self.n_resamples, callback=each,
+                           **self.params)
+        row({"kind": "result", "result": result})
+        if self.others and self.k is not None and not halted():
+            row({"kind": "agreement",
+                 "result": agreement([self.method, *self.others], data, k=self.k,
+                                     params={self.method: self.params})})

@@ -14,7 +14,8 @@ pages' browser runs at the lowest CPU priority (``nice 19``): students' browsers
 own machines; page N+1's browser runs at normal priority.
 
 Run: ``.venv/bin/python benchmarks/bench_app.py [--sessions 20]`` (serves the apps itself,
-with ``explorer serve`` as ``make serve`` does).
+with ``explorer serve`` as ``make serve`` does; ``--num-procs 2`` serves with Panel's forked
+server processes, each fitting in its own threads, instead of the pool of fit processes).
 """
 
 from __future__ import annotations
@@ -42,11 +43,12 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
         "--no-first-run"]
 
 
-def serve():
+def serve(extra=()):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "explorer.cli", "serve", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "explorer.cli", "serve", "--port", str(port),
+                             *extra],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
@@ -197,10 +199,9 @@ def second_tab_and_stop(context, url, repeats, tables):
 
 
 def _tree(proc):
-    """The server and its fit worker processes."""
+    """The server and its fit worker processes (or its forked server processes)."""
     root = psutil.Process(proc.pid)
-    return [root] + [c for c in root.children(recursive=True)
-                     if "multiprocessing" in " ".join(c.cmdline())]
+    return [root] + root.children(recursive=True)
 
 
 def server_threads(proc) -> int:
@@ -299,16 +300,21 @@ def main():
     p = parser(__doc__)
     p.add_argument("--sessions", type=int, default=0,
                    help="also run the load test with this many concurrent fitting sessions")
+    p.add_argument("--num-procs", type=int, default=1,
+                   help="serve with `explorer serve --num-procs N --fit-processes 0` "
+                        "(Panel's forked servers) instead of the pool of fit processes")
     args = p.parse_args()
     repeats = 3 if args.quick else 7
-    proc, url = serve()
+    proc, url = serve(["--num-procs", str(args.num_procs), "--fit-processes", "0"]
+                      if args.num_procs > 1 else [])
     tables = []
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
             name = "app" + ("-quick" if args.quick else "") + \
-                (f"-sessions{args.sessions}" if args.sessions else "")
+                (f"-sessions{args.sessions}" if args.sessions else "") + \
+                (f"-numprocs{args.num_procs}" if args.num_procs > 1 else "")
             if wanted(args, "changes"):
                 responsiveness(context, url, repeats, tables)
                 save(name, tables)  # each section's table is kept if a later one fails

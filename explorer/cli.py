@@ -126,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     p_serve.add_argument("--fit-processes", type=int, default=None, metavar="N",
                          help="worker processes that compute the fits (default: one per "
                               "core; 0 computes them in the server's own threads)")
+    p_serve.add_argument("--num-procs", type=int, default=1, metavar="N",
+                         help="server processes (Panel's --num-procs); with N > 1 each "
+                              "computes its sessions' fits in its own threads "
+                              "(--fit-processes 0)")
     p_serve.add_argument("--show", action="store_true", help="open a browser")
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -224,9 +228,19 @@ def serve(args) -> int:
     if not 0 < args.port < 65536:
         raise SystemExit(f"explorer: --port must be between 1 and 65535, got {args.port}")
     argv = serve_arguments(args)
-    processes = _cores() if args.fit_processes is None else args.fit_processes
+    if args.num_procs < 1:
+        raise SystemExit(f"explorer: --num-procs must be 1 or more, got {args.num_procs}")
+    if args.num_procs > 1 and args.fit_processes:
+        raise SystemExit("explorer: --num-procs > 1 forks the server after it starts, so its "
+                         "processes cannot share a pool of fit processes: use "
+                         "--fit-processes 0 with it")
+    forked = args.num_procs > 1
+    processes = 0 if forked else _cores() if args.fit_processes is None else \
+        args.fit_processes
     if processes < 0:
         raise SystemExit(f"explorer: --fit-processes must be 0 or more, got {processes}")
+    if forked:
+        argv += ["--num-procs", str(args.num_procs)]
     env = {"EXPLORER_MAX_UPLOAD_MB": str(args.max_upload_mb),
            "EXPLORER_FIT_PROCESSES": str(processes)}
     if args.data:
@@ -253,9 +267,9 @@ def serve(args) -> int:
     from .ui import enforce_websocket_origins, start_fit_pool, warm_up_kernels
 
     enforce_websocket_origins()  # --allow-websocket-origin holds for same-origin pages too
-    start_fit_pool()  # the worker processes start (and compile) while the server starts
-
-    warm_up_kernels()  # numba compiles while the server starts, not in the first user's fit
+    if not forked:  # no threads or child processes before Panel forks the server
+        start_fit_pool()  # the worker processes start (and compile) while the server starts
+        warm_up_kernels()  # numba compiles while the server starts, not in the first fit
 
     sys.argv = ["panel", *argv]
     try:

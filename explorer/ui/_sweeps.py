@@ -15,6 +15,7 @@ from ._fit_pool import background_worker
 from ._jobs import SweepJob
 
 SWEEP_EVENTS = ("row", "sweep-done", "sweep-error")
+CURRENT = "current setting"
 SWEEP_FOLDS = 3  # each point scored by 3-fold CV of the training part; the test part waits
 
 
@@ -30,6 +31,7 @@ class Sweeps:
         self.swept: list[str] = []  # the methods of the sweep in flight (or the last one)
         self.own: tuple[str, object] | None = None  # (method, the user's knob value)
         self.current: str | None = None  # the session's method among the swept ones
+        self.current_label = CURRENT  # the legend's name for the current setting's mark
 
     def methods(self, state) -> list[str]:
         """The current method and the chosen baselines that can run on the data."""
@@ -56,6 +58,7 @@ class Sweeps:
         jobs = []
         self.own = None
         self.current = state.method if state.method in methods else None
+        self.current_label = CURRENT
         for name in methods:
             params = dict(state.current_params()) if name == state.method else {}
             cls = get_method(name)
@@ -69,6 +72,8 @@ class Sweeps:
                 grid = cls.sweep_values(split.X, split.y, n_points)
                 values = sorted(set(grid) | {own})
                 self.own = (name, own)
+            elif name == state.method:  # e.g. FGM set by B: the sweep is over k
+                self.current_label = f"{CURRENT}: not on the curve ({cls.sparsity_param} unset)"
             jobs.append(SweepJob(name, values, n_points, measures, SWEEP_FOLDS, params))
             self.total += len(values) - n_points if values is not None else 0
         self.worker.start(self.token, data, jobs)

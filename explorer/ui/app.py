@@ -515,7 +515,8 @@ class ExplorerApp(pn.viewable.Viewer):
         if self.tabs is None or self._accuracy_visible():
             current, choice = self.state.sweeps.marks(self.state.metric)
             self.accuracy.show(self.state.sweep_frame, self.state.metric,
-                               methods=self._accuracy_methods, current=current, choice=choice)
+                               methods=self._accuracy_methods, current=current, choice=choice,
+                               current_label=self.state.sweeps.current_label)
             self._accuracy_stale = False
         else:
             self._accuracy_stale = True

@@ -361,12 +361,12 @@ class AccuracyView(pn.viewable.Viewer):
         self.metric = metric
         self.methods: tuple[str, ...] = ()
         self.frame = frame if frame is not None else pd.DataFrame()
-        empty = (self.frame, metric, (), None, None)
+        empty = (self.frame, metric, (), None, None, None)
         self._pipe = Pipe(data=empty)
         self.pane = pn.pane.HoloViews(
             linked_axes=False, object=hv.DynamicMap(lambda data: viz.accuracy_plot(
                 data[0], data[1], METRICS[data[1]].label if data[1] in METRICS else data[1],
-                methods=data[2], current=data[3], choice=data[4]),
+                methods=data[2], current=data[3], choice=data[4], current_label=data[5]),
                 streams=[self._pipe]).opts(hv.opts.Overlay(
                     responsive=True, height=height, title=self.TITLE,
                     show_grid=True, **viz.BEST_LEGEND)),
@@ -383,15 +383,17 @@ class AccuracyView(pn.viewable.Viewer):
                                    "download-sweep")
 
     def show(self, frame: pd.DataFrame, metric: str | None = None,
-             methods: tuple[str, ...] | None = None, current=None, choice=None) -> None:
+             methods: tuple[str, ...] | None = None, current=None, choice=None,
+             current_label: str | None = None) -> None:
         """Draw ``frame``; ``methods`` (the ones being swept) get their curves and legend
         entries from the start, empty until their rows arrive; ``current`` and ``choice``
-        are (#features, measure) points or None."""
+        are (#features, measure) points or None; ``current_label`` names the current
+        setting's mark (say why it has none)."""
         self.metric = metric or self.metric
         if methods is not None:
             self.methods = tuple(methods)
         self.frame = frame
-        data = (frame, self.metric, self.methods, current, choice)
+        data = (frame, self.metric, self.methods, current, choice, current_label)
         self._pipe.send(data)
         self._times.send(data)
         _forget_drawn(self.pane, self.times)

@@ -427,14 +427,16 @@ def name_the_columns(plot, element) -> None:
 
 
 def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
-                  methods: Sequence[str] = (), current=None, choice=None) -> hv.Overlay:
+                  methods: Sequence[str] = (), current=None, choice=None,
+                  current_label: str | None = None) -> hv.Overlay:
     """Metric versus #selected features on a log axis, one curve (with points, in order of
     #features) per method: ``methods`` (those being swept, each drawn from the start, empty
     until its rows arrive, so the legend's entries do not change as a sweep fills in), then
     any other in ``frame``. Cross-validated rows (a ``<metric>_sd`` column) get a band of
     ± one standard deviation over the folds. ``current`` and ``choice`` — (#features, value)
     or None — mark the current model and the one-standard-error choice (always in the
-    legend, empty until known)."""
+    legend, empty until known; ``current_label`` renames the first, e.g. to say that the
+    current setting is not a point of this sweep)."""
     label = label or metric
     x = hv.Dimension("swept_n_selected", label="#selected features")
     if frame is None or frame.empty or metric not in frame:
@@ -468,7 +470,7 @@ def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
                                 label=str(method)).opts(color=color, size=7,
                                                         tools=["hover"], framewise=True))
     for point, name, marker in ((choice, "one-standard-error choice", "diamond"),
-                                (current, "current setting", "star")):
+                                (current, current_label or "current setting", "star")):
         xy = [point] if point is not None else []
         items.append(hv.Scatter(xy, x, metric, label=name).opts(
             color=YOURS_COLOR if marker == "star" else "#7f7f7f", marker=marker,

@@ -259,6 +259,23 @@ def test_sweep_streams_rows_for_method_and_baselines(state):
     assert choice[0] == fisher[fisher["accuracy"] >= choice[1]]["n_selected"].min()
 
 
+def test_a_setting_off_the_swept_knob_is_named_so_in_the_legend(state):
+    """FGM set by B (k empty) has no point on a sweep over k: its legend entry says so, and
+    once k is set the mark is the user's point again."""
+    state.method = "fgm"
+    state.baselines = []
+    state.set_param("B", 3, refit=False)
+    assert state.sweep(n_points=2)
+    state.wait(120)
+    assert state.sweeps.marks("accuracy")[0] is None
+    assert state.sweeps.current_label == "current setting: not on the curve (k unset)"
+    state.set_param("k", 4, refit=False)
+    assert state.sweep(n_points=2)
+    state.wait(120)
+    assert state.sweeps.current_label == "current setting"
+    assert state.sweeps.marks("accuracy")[0] is not None
+
+
 def test_show_a_fitted_estimator():
     from explorer import FGM
     from explorer.data import make

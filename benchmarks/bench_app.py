@@ -329,7 +329,23 @@ def main():
                 save(name, tables)
             browser.close()
     finally:
-        proc.terminate()
+        stop_tree(proc)
+
+
+def stop_tree(proc) -> None:
+    """Terminate the server and every process it started (Panel's forked servers outlive
+    their parent otherwise)."""
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        children = []
+    proc.terminate()
+    for child in children:
+        try:
+            child.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(children, timeout=10)
 
 
 if __name__ == "__main__":

@@ -162,9 +162,11 @@ def serve_arguments(args) -> list[str]:
     """The ``panel serve`` command line of ``explorer serve`` (without the password)."""
     apps = sorted(str(p) for p in (Path(__file__).resolve().parents[1] / "apps").glob("*.py"))
     port = str(args.port)
-    # a closed tab's session (and its worker threads) ends within ~2 s
+    # a closed tab's session (and its fit) ends within ~6 s; a page's session, made when its
+    # HTML is served, waits 5 s for the page's websocket (under a class's load it came after
+    # Bokeh's 1 s: the session was discarded and the page built a second time)
     argv = ["serve", *apps, "--port", port, "--index", "explorer",
-            "--check-unused-sessions", "1000", "--unused-session-lifetime", "1000"]
+            "--check-unused-sessions", "1000", "--unused-session-lifetime", "5000"]
     if args.share:
         argv += ["--address", "0.0.0.0"]
         for origin in args.origin or default_origins(args.port):

@@ -188,14 +188,14 @@ class FitPool:
         self.slots = int(slots) if slots else max(1, cores // self.n)  # fits computing at once
         self._lock = threading.Lock()
         self._ids = count(1)
-        self.workers: dict[int, PooledFitWorker] = {}
+        self.workers: dict[int, _PooledWorker] = {}
         self.hosts = [_Host(self, self.slots) for _ in range(self.n)]
         self.replaced = 0
         self.closed = False
         atexit.register(self.close)
 
     # placement
-    def open(self, worker: PooledFitWorker) -> None:
+    def open(self, worker: _PooledWorker) -> None:
         with self._lock:
             sid = next(self._ids)
             host = min(self.hosts, key=self._fits_on)
@@ -209,7 +209,7 @@ class FitPool:
         return sum(1 for sid in host.sessions
                    if sid in self.workers and self.workers[sid].kinds is None)
 
-    def release(self, worker: PooledFitWorker) -> None:
+    def release(self, worker: _PooledWorker) -> None:
         with self._lock:
             self.workers.pop(worker.sid, None)
             worker.host.sessions.discard(worker.sid)
@@ -230,7 +230,7 @@ class FitPool:
         return held, forget
 
     @staticmethod
-    def _leave_data(worker: PooledFitWorker):
+    def _leave_data(worker: _PooledWorker):
         key, users = worker.data_key, worker.host.data_users
         worker.data_key = None
         if key is None or key not in users:
@@ -279,25 +279,55 @@ class FitPool:
             host.stop()
 
 
-class PooledFitWorker:
-    """A session's fit worker in a worker process, with :class:`FitWorker`'s interface."""
+class _PooledWorker:
+    """A session's place in a worker process of the pool: its id there, the process, and
+    whether its work is done; events from the pipe arrive in :meth:`receive`."""
 
-    kinds = None  # the worker process makes a FitWorker for it
+    kinds = None  # None: the worker process makes a FitWorker for it; else a SweepWorker's
 
     def __init__(self, events, pool: FitPool):
         self.events = events
         self.pool = pool
         self.sid = 0
         self.host: _Host | None = None
+        self.data_key = None    # the data of this session's last fit, on its process
         self._lock = threading.Lock()
         self._idle = threading.Event()
         self._idle.set()
-        self._token = None      # the latest submitted fit
-        self.data_key = None    # the data of this session's last fit, on its process
-        self.paused = False
-        self.stepping = False
         self._closed = False
         pool.open(self)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.pool.release(self)
+        self._idle.set()
+
+    @property
+    def busy(self) -> bool:
+        return not self._idle.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._idle.wait(timeout)
+
+    def moved_to(self, host: _Host, code) -> None:
+        """The worker process died; the session now lives on ``host``."""
+        with self._lock:
+            self.host = host
+        self._report_lost(code)
+
+    def _report_lost(self, code) -> None:
+        raise NotImplementedError
+
+
+class PooledFitWorker(_PooledWorker):
+    """A session's fit worker in a worker process, with :class:`FitWorker`'s interface."""
+
+    def __init__(self, events, pool: FitPool):
+        self._token = None      # the latest submitted fit
+        self.paused = False
+        self.stepping = False
+        super().__init__(events, pool)
 
     # ------------------------------------------------------------------ control
     def submit(self, request: FitRequest) -> None:
@@ -336,19 +366,6 @@ class PooledFitWorker:
             return True
         return False
 
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self.pool.release(self)
-        self._idle.set()
-
-    @property
-    def busy(self) -> bool:
-        return not self._idle.is_set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return self._idle.wait(timeout)
-
     # ------------------------------------------------------------------ from the pipe
     def receive(self, event: Event) -> None:
         if event.kind == "paused":
@@ -357,12 +374,6 @@ class PooledFitWorker:
         if event.kind in TERMINAL and event.token == self._token:
             self.paused = False
             self._idle.set()
-
-    def moved_to(self, host: _Host, code) -> None:
-        """The worker process died; the session now lives on ``host``."""
-        with self._lock:
-            self.host = host
-        self._report_lost(code)
 
     def _report_lost(self, code) -> None:
         if self._idle.is_set() or self._token is None:
@@ -376,21 +387,15 @@ class PooledFitWorker:
         self._idle.set()
 
 
-class PooledSweepWorker:
+class PooledSweepWorker(_PooledWorker):
     """A session's background jobs (sweeps, stability runs) in a worker process, with
     :class:`~explorer.ui._worker.SweepWorker`'s interface: they take turns there with the
-    fits, and the server's interpreter only receives their rows."""
+    fits, and the server's interpreter only receives their rows (jobs carry their data)."""
 
     def __init__(self, events, pool: FitPool, kinds):
-        self.events, self.pool, self.kinds = events, pool, tuple(kinds)
-        self.sid = 0
-        self.host: _Host | None = None
-        self.data_key = None  # jobs carry their data
+        self.kinds = tuple(kinds)
         self.token = 0
-        self._idle = threading.Event()
-        self._idle.set()
-        self._closed = False
-        pool.open(self)
+        super().__init__(events, pool)
 
     def start(self, token: int, data, jobs: list) -> None:
         self.token = token
@@ -405,27 +410,10 @@ class PooledSweepWorker:
     def halt(self) -> None:
         self.host.send("halt", self.sid)
 
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self.pool.release(self)
-        self._idle.set()
-
-    @property
-    def busy(self) -> bool:
-        return not self._idle.is_set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return self._idle.wait(timeout)
-
     def receive(self, event: Event) -> None:
         self.events.put(event)
         if event.kind in self.kinds[1:] and event.token == self.token:
             self._idle.set()
-
-    def moved_to(self, host: _Host, code) -> None:
-        self.host = host
-        self._report_lost(code)
 
     def _report_lost(self, code) -> None:
         if self._idle.is_set():

@@ -247,6 +247,7 @@ class ExplorerState(param.Parameterized):
         self.sweeps.worker.close()
         self.fits.close()
         self._mirror()
+        _status.set_running(id(self), False)
 
     # the fit session's results, as the views and the codec read them
     records = property(lambda self: self.fits.records,
@@ -257,6 +258,7 @@ class ExplorerState(param.Parameterized):
     def _mirror(self) -> None:
         """The widgets' running/paused fields follow the fit session."""
         self.running, self.paused = self.fits.running, self.fits.paused
+        _status.set_running(id(self), self.running and not self.paused)
 
     # ================================================================= events
     def poll(self) -> Update:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from explorer import FSMulti
 from explorer.data import load
 from explorer.methods.base import IterationRecord
-from explorer.ui import _status
+from explorer.ui import ExplorerState, _status
 
 
 def _record(**info):
@@ -80,3 +81,23 @@ def test_the_pacer_shows_first_and_settled_records_at_once_and_rations_the_rest(
     finished = pacer.after_poll(Update(finished=True), records=[r1, r2, r3], running=False,
                                 paused=False, has_model=True)
     assert finished.record is r3 and finished.explain
+
+
+def test_the_status_line_slows_down_with_the_fits_running_in_the_server(monkeypatch):
+    """0.2 s alone and up to six fits at once, then one step more per six: a class of 30
+    fitting sees its line change every second, and a closed session stops counting."""
+    monkeypatch.setattr(_status, "RUNNING", set())
+    assert _status.StatusPacer().every == pytest.approx(0.2)
+    for session in range(30):
+        _status.set_running(session, True)
+    assert _status.StatusPacer().every == pytest.approx(1.0)
+    for session in range(24):
+        _status.set_running(session, False)
+    assert _status.status_interval() == pytest.approx(0.2)
+    state = ExplorerState(dataset="digits-3v8", live=False)
+    try:
+        state.fit()
+        assert id(state) in _status.RUNNING or not state.running
+    finally:
+        state.close()
+    assert id(state) not in _status.RUNNING

@@ -148,8 +148,10 @@ class ConvergenceView(pn.viewable.Viewer):
             plot = plot * hv.DynamicMap(_whole(viz.upper_steps), streams=[self._bounds])
         legend = inner or bounds
         self.objective_pane.object = plot.opts(hv.opts.Overlay(
-            title=("objective per inner step" if inner else "objective per iteration")
-            + (" (log scale)" if log else ""), responsive=True, height=h, show_legend=legend,
+            # the log scale is named on the axis: three plots share a row, and a 1,400-px
+            # window cut the title at "(log"
+            title="objective per inner step" if inner else "objective per iteration",
+            responsive=True, height=h, show_legend=legend,
             legend_position="top_right", show_grid=True, logy=log,
             **viz.BEST_LEGEND))
         self.bounds_pane.object = hv.DynamicMap(_whole(viz.gap_curve),
@@ -159,8 +161,7 @@ class ConvergenceView(pn.viewable.Viewer):
         self.bounds_box.visible = bool(bounds)
         self.kept_pane.object = hv.DynamicMap(
             _whole(lambda data: viz.kept_curve(data, schedule)), streams=[self._kept]).opts(
-            hv.opts.Overlay(title="selected features per iteration"
-                            + (" (log scale)" if schedule else ""), responsive=True,
+            hv.opts.Overlay(title="selected features per iteration", responsive=True,
                             height=h, show_legend=bool(schedule), logy=bool(schedule),
                             legend_position="top_right", show_grid=True,
                             **viz.BEST_LEGEND))

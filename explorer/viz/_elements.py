@@ -46,7 +46,8 @@ def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)",
         limits["yticks"] = ticks
     path = hv.Curve(data[~refit], "step", "objective", label="objective").opts(
         color=PALETTE[0], line_width=2, tools=["hover"], xlabel=xlabel,
-        ylabel="objective", logy=log, xticks=integer_ticks(), **limits)
+        ylabel="objective (log scale)" if log else "objective", logy=log,
+        xticks=integer_ticks(), **limits)
     # labelled only when drawn: an empty layer's label would still list it in the legend
     refitted = hv.Curve(data[refit], "step", "objective",
                         label="ℓ2 refit (kept features)" if refit.any() else "").opts(
@@ -287,7 +288,8 @@ def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:
     else:
         axis = dict(yticks=integer_ticks())
     kept = hv.Curve(data, "iteration", "n_selected", label="selected").opts(
-        color=PALETTE[0], line_width=2, tools=["hover"], ylabel="#features",
+        color=PALETTE[0], line_width=2, tools=["hover"],
+        ylabel="#features (log scale)" if schedule else "#features",
         xlabel="iteration", xticks=integer_ticks(), **axis)
     points = hv.Scatter(data, "iteration", "n_selected", label="selected").opts(
         color=PALETTE[0], size=4 if len(data) > 50 else 6)

@@ -223,10 +223,10 @@ def niced_chromium() -> str:
 def load_test(browser, load_browser, proc, url, n_sessions, repeats, tables):
     """N pages each run a long fit; page N+1 changes a knob and times its first update."""
     # one page per worker process first, closed again: the threads a process makes once for
-    # its first fit (the kernels' pool) are not a session's
+    # its first fit large enough to split its products (the kernels' pool) are not a session's
     warm = browser.new_context(viewport={"width": 1400, "height": 1000})
     for _ in range(2):
-        warm.new_page().goto(f"{url}/explorer?dataset=digits-3v8&method=fgm&B=5")
+        warm.new_page().goto(f"{url}/explorer?dataset=fgm-type1&method=fgm&B=1&max_outer=3")
     for page in warm.pages:
         wait(page, done, timeout=120)
     warm.close()

@@ -9,6 +9,7 @@ import pytest
 from sklearn.svm import LinearSVC
 
 from explorer.engines.fgm.refine import (
+    eliminate,
     prune_and_refit,
     restricted_fit,
     sacrifices,
@@ -186,3 +187,17 @@ def test_surgeon_order_of_a_quadratic_objective_is_the_exact_cost_of_each_remova
     rise = [restricted_fit(A, np.delete(np.arange(5), q), y, loss, C, fit_intercept=False,
                            stopping=stopping)[2].objective - res.objective for q in range(5)]
     assert int(np.argmin(order)) == int(np.argmin(rise))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_elimination_from_all_ten_features_keeps_the_exhaustive_best_triple(seed):
+    """Ten features down to three, half of the excess per stage with a refit between: the
+    kept triple is the best of all 120 by restricted loss (the three informative ones)."""
+    X, y = _problem(seed)
+    losses = {cols: _restricted_loss(X, y, list(cols)) for cols in combinations(range(10), 3)}
+    loss, stopping = make_loss("squared_hinge"), Stopping(1e-12, 1000)
+    w, b, res = restricted_fit(X, np.arange(10), y, loss, C, fit_intercept=False,
+                               stopping=stopping)
+    kept = eliminate(X, y, loss, C, np.arange(10), w, res.margins, 3, fit_intercept=False,
+                     stopping=stopping)
+    assert tuple(kept) == min(losses, key=losses.get)

@@ -7,7 +7,8 @@ Two published pieces, composed:
   dropping feature q from a fitted model and letting the others adjust raises the objective
   ½‖w‖² + C Σ l by about ``w_q² / (2 [H⁻¹]_qq)``, H the objective's Hessian over the selection
   (and the intercept); the cheapest feature goes, the others move by ``−w_q H⁻¹e_q / [H⁻¹]_qq``,
-  and so on down to k. abess's *backward sacrifice* ``½ h_j w_j²`` (Zhu et al., PNAS 2020,
+  and so on — half of the excess at a time, refit between the stages — down to k. abess's
+  *backward sacrifice* ``½ h_j w_j²`` (Zhu et al., PNAS 2020,
   eq. 5; h_j = 1 + C Σ_i l″(z_i) x_ij², H's diagonal) is the same estimate with the other
   features held fixed: among correlated words it dropped the one the others could not replace
   (fine-foods, k = 5: abess's selection, of lower loss, was one swap away in 7 of 10 splits and
@@ -106,6 +107,30 @@ def surgeon_order(X, columns: np.ndarray, coef: np.ndarray, loss: MarginLoss, C:
         Hinv -= np.outer(column, column) / column[q]
         alive[q], score[q], w[q] = False, float(step), 0.0
     return score
+
+
+def eliminate(X, y, loss: MarginLoss, C: float, columns: np.ndarray, coef: np.ndarray,
+              margins: np.ndarray, k: int, *, fit_intercept: bool, stopping: Stopping,
+              intercept: float = 0.0) -> np.ndarray:
+    """The k of ``columns`` (weights ``coef``, at ``margins``) that backward elimination
+    keeps: :func:`surgeon_order` drops half of the excess at a time, and the restricted model
+    is refit between the stages. The surgeon's quadratic model holds for a few removals, not
+    for a third of the model at once: on the paper's 4,096 × 4,096 designs one-shot
+    elimination lost up to 1.2 points of population accuracy (Type III, B = 8) that the
+    stages recover. Returns the kept columns, sorted."""
+    cols = np.asarray(columns, dtype=np.int64)
+    w, b = np.asarray(coef, dtype=np.float64), float(intercept)
+    while cols.size > k:
+        keep = cols.size - max(1, int(np.ceil((cols.size - k) / 2)))
+        order = surgeon_order(X, cols, w, loss, C, y, margins, fit_intercept=fit_intercept,
+                              keep=keep)
+        stay = np.sort(np.argsort(-order, kind="stable")[:keep])
+        cols, w = cols[stay], w[stay]
+        if cols.size > k:
+            w, b, res = restricted_fit(X, cols, y, loss, C, fit_intercept=fit_intercept,
+                                       stopping=stopping, coef0=w, intercept0=b)
+            margins = res.margins
+    return np.sort(cols)
 
 
 NEWTON_MAX_CELLS = 20_000_000  # n·k up to which the refit is solved by Newton's method
@@ -236,7 +261,7 @@ def _curvature_gram(A: np.ndarray, d2: np.ndarray, gram, previous) -> np.ndarray
 def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef: np.ndarray,
                     margins: np.ndarray, k: int, *, fit_intercept: bool, stopping: Stopping,
                     intercept: float = 0.0, interrupt=None, score=None):
-    """Keep the k selected features that backward elimination keeps (:func:`surgeon_order`;
+    """Keep the k selected features that backward elimination keeps (:func:`eliminate`;
     abess's diagonal :func:`sacrifices` for selections too wide for the Hessian) — or those of
     largest ``score``, one per support entry — and refit on them, starting from the given
     model (``coef``, ``intercept``) without the pruned features.
@@ -246,8 +271,9 @@ def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef:
     k = int(min(k, support.size))
     if score is None and support.size > k:
         if X.shape[0] * support.size <= NEWTON_MAX_CELLS and support.size <= NEWTON_MAX_COLUMNS:
-            score = surgeon_order(X, support, coef[support], loss, C, y, margins,
-                                  fit_intercept=fit_intercept, keep=k)
+            kept = eliminate(X, y, loss, C, support, coef[support], margins, k,
+                             fit_intercept=fit_intercept, stopping=stopping, intercept=intercept)
+            score = np.isin(support, kept).astype(float)
         else:
             score = sacrifices(X, support, coef[support], loss, C, y, margins)
     elif score is None:

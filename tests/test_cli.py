@@ -91,6 +91,9 @@ def test_share_listens_everywhere_behind_a_login(tmp_path):
     (["--max-upload-mb", "0"], "positive number of megabytes"),
     (["--max-upload-mb", "-5"], "positive number of megabytes"),
     (["--port", "70000"], "between 1 and 65535"),
+    (["--num-procs", "0"], "--num-procs must be 1 or more"),
+    (["--num-procs", "2", "--fit-processes", "2"], "use --fit-processes 0 with it"),
+    (["--fit-processes", "-1"], "--fit-processes must be 0 or more"),
 ])
 def test_bad_serve_options_are_refused_with_a_message(argv, why):
     with pytest.raises(SystemExit, match=why):

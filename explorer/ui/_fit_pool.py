@@ -316,8 +316,24 @@ class _PooledWorker:
             self.host = host
         self._report_lost(code)
 
+    # what the session is told when the process running its work dies
+    error_kind, lost_work, lost_next = "error", "this fit", "press Run to fit again"
+
+    def _lost_token(self):
+        return self.token
+
     def _report_lost(self, code) -> None:
-        raise NotImplementedError
+        """The work in flight ended with its process: its session gets an error event."""
+        token = self._lost_token()
+        if self._idle.is_set() or token is None:
+            return
+        self.paused = False
+        exc = RuntimeError(f"the worker process running {self.lost_work} stopped"
+                           + (f" (exit code {code})" if code is not None else "")
+                           + f"; a new one has taken its place: {self.lost_next}")
+        self.events.put(Event(self.error_kind, token, (exc, "".join(
+            traceback.format_exception_only(type(exc), exc)))))
+        self._idle.set()
 
 
 class PooledFitWorker(_PooledWorker):
@@ -375,16 +391,8 @@ class PooledFitWorker(_PooledWorker):
             self.paused = False
             self._idle.set()
 
-    def _report_lost(self, code) -> None:
-        if self._idle.is_set() or self._token is None:
-            return
-        self.paused = False
-        exc = RuntimeError("the worker process computing this fit stopped"
-                           + (f" (exit code {code})" if code is not None else "")
-                           + "; a new one has taken its place: press Run to fit again")
-        self.events.put(Event("error", self._token, (exc, "".join(
-            traceback.format_exception_only(type(exc), exc)))))
-        self._idle.set()
+    def _lost_token(self):
+        return self._token
 
 
 class PooledSweepWorker(_PooledWorker):
@@ -392,9 +400,13 @@ class PooledSweepWorker(_PooledWorker):
     :class:`~explorer.ui._worker.SweepWorker`'s interface: they take turns there with the
     fits, and the server's interpreter only receives their rows (jobs carry their data)."""
 
+    lost_work, lost_next = "this sweep or stability run", "start it again"
+
     def __init__(self, events, pool: FitPool, kinds):
         self.kinds = tuple(kinds)
+        self.error_kind = self.kinds[2]
         self.token = 0
+        self.paused = False  # never: a job runs to its end or is cancelled
         super().__init__(events, pool)
 
     def start(self, token: int, data, jobs: list) -> None:
@@ -415,14 +427,6 @@ class PooledSweepWorker(_PooledWorker):
         if event.kind in self.kinds[1:] and event.token == self.token:
             self._idle.set()
 
-    def _report_lost(self, code) -> None:
-        if self._idle.is_set():
-            return
-        exc = RuntimeError("the worker process running this stopped"
-                           + (f" (exit code {code})" if code is not None else "")
-                           + "; a new one has taken its place: start it again")
-        self.events.put(Event(self.kinds[2], self.token, (exc, "")))
-        self._idle.set()
 
 
 def background_worker(events, kinds):

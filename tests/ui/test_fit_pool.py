@@ -293,3 +293,26 @@ def test_a_stability_run_in_a_worker_process_streams_and_stops_like_one_here(poo
     finally:
         run.close()
         state.close()
+
+
+def test_a_sweep_whose_worker_process_dies_is_reported_failed_and_the_next_one_runs(pool):
+    """The process running a session's sweep is killed: the session's sweep status says it
+    failed and why (not a sweep that never ends), and a new sweep runs on the new process."""
+    state = _session(pool, {"dataset": "fgm-type1", "method": "fgm"})
+    try:
+        state.baselines = []
+        state.sweep(n_points=8)
+        worker = state.sweeps.worker
+        assert _until(lambda: state.poll() is not None and state.sweep_progress > 0, 120)
+        os.kill(worker.host.process.pid, signal.SIGKILL)
+        assert worker.wait(30)
+        state.poll()
+        assert "sweep failed" in state.sweep_status and "worker process" in state.sweep_status
+        assert state.message_level == "error" and "start it again" in state.message
+        state.from_query({"dataset": "digits-3v8", "method": "fgm", "B": "3"}, fit=False)
+        state.baselines = []
+        state.sweep(n_points=2)
+        state.wait(120)
+        assert "sweep finished" in state.sweep_status
+    finally:
+        state.close()

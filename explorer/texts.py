@@ -207,6 +207,14 @@ def explain(method: str, record, names: Sequence[str] | None = None) -> str:
     if fn is None:
         return ""
     member = record.info.get("class") if record.info else None
+    if record.info and record.info.get("stage") == "shared cut":
+        return with_names(
+            f"Exactly k for all classes: the classes' fits used {record.info['of']} features "
+            f"together; the {record.info['kept']} with the largest weights across the classes "
+            "(per standard deviation of the feature) were kept and class "
+            f"{member}'s model against the rest was refit on them (objective "
+            f"{record.objective:.4g}). Its features now: "
+            f"{', '.join(f'x{j}' for j in record.selected) or 'none'}.", names)
     text = fn(record)
     if member is not None:
         text = f"Class {member} against the rest (one binary fit per class): {text}"

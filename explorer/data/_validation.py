@@ -171,7 +171,15 @@ def check_labels(y, *, task: str = "classification", source: str | None = None,
                 f"{what} has a single class ({_plain(classes[0])!r}): there is nothing to "
                 "separate",
                 source=source)
-    elif task == "regression" and np.ptp(y.astype(float)) == 0:
+    elif task == "regression" and y.dtype.kind not in "biuf":
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise DataError(
+                f"{what} holds class labels ({', '.join(map(repr, map(_plain, np.unique(y)[:3])))}"
+                f"{', …' if np.unique(y).size > 3 else ''}): a regression method needs numbers "
+                "(use a classifier for class labels)", source=source) from None
+    if task == "regression" and np.ptp(y.astype(float)) == 0:
         raise DataError(f"{what} is constant: there is nothing to fit", source=source)
     return y
 

@@ -641,6 +641,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             members.append(member)
             if recorder.should_stop:
                 break
+        if len(members) == len(self.classes_) and not recorder.should_stop:
+            members = self._shared_cut(X, y, members, recorder, fit_params)
         while len(members) < len(self.classes_):  # stopped early: untrained classes score -inf
             empty = clone(self)
             empty.n_features_in_ = self.n_features_in_
@@ -652,6 +654,51 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         self.coef_ = np.vstack([m.coef_ for m in members])
         self.intercept_ = np.array([m.intercept_ for m in members], dtype=float)
         self.support_ = np.logical_or.reduce([m.support_ for m in members])
+
+    def _shared_cut(self, X, y, members: list, recorder: Recorder, fit_params) -> list:
+        """Exactly ``k`` features for all the classes together: when the union of the
+        per-class fits holds more than k, keep the k of largest Σ_c |w_cj|·σ_j (each feature's
+        weight on the classes' decision values per standard deviation of the feature, so the
+        rule does not depend on its unit; scikit-learn's ``SelectFromModel`` ranks a
+        multi-class model's features by their weights' norm across classes too) and refit
+        every class on those k, asked for k. Each refit class records once (stage "shared
+        cut"). Not for groups (k counts groups) or nonlinear maps (weights are not per input
+        feature)."""
+        k = self.get_params(deep=False).get("k")
+        if k is None or isinstance(k, str) or fit_params.get("groups") is not None:
+            return members
+        W = np.vstack([np.atleast_2d(m.coef_) for m in members])
+        if W.shape[1] != self.n_features_in_ or np.any(W != 0, axis=0).sum() <= int(k):
+            return members
+        if not (isinstance(X, np.ndarray) or sp.issparse(X)):
+            recorder.warn(f"{self._describe()}: k = {k} applies to each class on data that is "
+                          "not in memory; the model holds their union")
+            return members
+        from ..kernels import column_moments, take_columns
+
+        effect = np.abs(W).sum(axis=0) * column_moments(X)[1]
+        keep = np.sort(np.lexsort((np.arange(effect.size), -effect))[: int(k)])
+        Xk = take_columns(X, keep)
+        refit = []
+        for label, old in zip(self.classes_, members):
+            member = clone(self).set_params(k=keep.size)
+            member.n_features_in_ = keep.size
+            member.classes_ = old.classes_
+            quiet = Recorder()
+            member._fit(Xk, np.where(y == label, 1.0, -1.0), quiet, **fit_params)
+            coef = np.zeros(self.n_features_in_)
+            coef[keep] = np.ravel(member.coef_)
+            member.coef_, member.support_ = coef, coef != 0
+            member.n_features_in_ = self.n_features_in_
+            for fitted_on_k in ("_warm", "space_", "_master"):  # their columns are keep's
+                member.__dict__.pop(fitted_on_k, None)
+            last = quiet.history[-1] if quiet.history else None
+            recorder.child(**{"class": _py(label), "stage": "shared cut"}).emit(
+                objective=last.objective if last else float("nan"),
+                n_selected=int(member.support_.sum()), selected=np.flatnonzero(member.support_),
+                info={"kept": keep.size, "of": int(np.any(W != 0, axis=0).sum())})
+            refit.append(member)
+        return refit
 
     # --------------------------------------------------------------- predict
     def _decision_binary(self, X) -> np.ndarray:

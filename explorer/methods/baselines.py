@@ -250,7 +250,7 @@ class L1LogReg(_LinearL1):
 
     display_name = "ℓ1-LogReg"
     loss_name = "logistic"
-    multiclass = "ovr"  # liblinear is binary-only; k then applies per class
+    multiclass = "ovr"  # liblinear is binary-only; k: the classes' shared cut (base)
     param_specs = (
         ParamSpec("C", "C", 0.1, "float", 1e-8, 1e3, log=True,
                   help="inverse ℓ1 strength: larger C keeps more features; 'cv': "

@@ -84,8 +84,12 @@ class FSMulti(BaseSelector):
         Bundle steps per outer iteration at most.
     fit_intercept : bool
         Unpenalised threshold b (see the module docstring); |b| ≤ ``intercept_bound``.
-    feature_scaling : {None, "norm"}
-        λ_j = 1/‖f_j‖ per feature.
+    feature_scaling : {"auto", None, "norm", "rms"}
+        λ_j per feature, as FGM's (:class:`~explorer.features.LinearSpace`): "norm" 1/‖f_j‖,
+        "rms" 1/(‖f_j‖/√n); "auto" (default): "rms" when the columns' scales spread over more
+        than 100×, else None (the paper's standardised data as in the paper). Unscaled,
+        pd-speech's columns (1e-21 to 4e10) left FS-F1 at k = 10 with a cross-validated F1
+        of 0.36 (0.64 with "auto"); on grants "auto" costs 0.025 of F1.
     groups : array of ids or list of index arrays, optional
         Select groups instead of single features (as FGM).
     warm_start : bool
@@ -157,15 +161,17 @@ class FSMulti(BaseSelector):
                   help="unpenalised threshold (not in the paper)"),
         ParamSpec("intercept_bound", "intercept bound", 1e3, "float", 1e-3, 1e9, log=True,
                   live=False, when={"fit_intercept": (True,)}),
-        ParamSpec("feature_scaling", "feature scaling", None, "choice", choices=(None, "norm"),
-                  nullable=True),
+        ParamSpec("feature_scaling", "feature scaling", "auto", "choice",
+                  choices=("auto", None, "norm", "rms"), nullable=True,
+                  help="auto: unit-RMS columns for features in different units; "
+                       "norm: λ_j = 1/‖f_j‖; rms: λ_j = √n/‖f_j‖"),
         ParamSpec("warm_start", "warm start", False, "bool", live=False),
     )
 
     def __init__(self, B: int = 10, C: float | None = None, measure: str = "f1",
                  k: int | None = None, max_outer: int = 15, tol: float = 1e-2,
                  inner_tol: float = 1e-3, max_inner: int = 200, fit_intercept: bool = True,
-                 intercept_bound: float = 1e3, feature_scaling: str | None = None, groups=None,
+                 intercept_bound: float = 1e3, feature_scaling: str | None = "auto", groups=None,
                  warm_start: bool = False, rec_k: int | None = None, Cs=None, cv: int = 3):
         self.B = B
         self.C = C

@@ -121,3 +121,39 @@ def test_cut_problem_on_unscaled_pixels_with_large_C_is_solved():
         ours = solve_cut_problem(P, q, beta, bounds, C=C, R=R, scale_hint=hint)
         assert ours.value == pytest.approx(value, rel=1e-6)
         np.testing.assert_allclose(ours.coef, w, atol=1e-3 * np.linalg.norm(w))
+
+
+def _slsqp_cut_minimum(P, q, beta, C, R):
+    """One block's cut problem min ½‖w‖² + Cξ, ξ ≥ ⟨w,p_k⟩ + bβ_k + q_k, ξ ≥ 0, |b| ≤ R by
+    scipy's SLSQP (not a conic solver), from several starts."""
+    from scipy.optimize import minimize
+
+    W, K = P.shape
+    cons = [{"type": "ineq", "fun": lambda v: v[-1] - (P.T @ v[:W] + v[W] * beta + q)},
+            {"type": "ineq", "fun": lambda v: v[-1]}]
+    best = np.inf
+    for b0 in (0.0, R / 10, -R / 10):
+        v0 = np.r_[np.zeros(W), b0, max(0.0, float(np.max(b0 * beta + q)))]
+        res = minimize(lambda v: 0.5 * v[:W] @ v[:W] + C * v[-1], v0, method="SLSQP",
+                       constraints=cons, bounds=[(None, None)] * W + [(-R, R), (0, None)],
+                       options={"ftol": 1e-14, "maxiter": 2000})
+        best = min(best, res.fun)
+    return best
+
+
+def test_a_cut_problem_clarabel_stalls_on_still_gives_a_bound_and_a_point():
+    """Saved from FS-multi (k = 10) on a half-sample of pd-speech's training rows: Clarabel
+    ends with InsufficientProgress or MaxIterations at every unit of α, which stopped the
+    whole fit. The stalled iterate with the best dual value is used: its value is a lower
+    bound and its point's objective an upper bound on the minimum, both close to it."""
+    data = np.load(Path(__file__).parent / "data" / "cut_problem_stalled_pd_speech.npz")
+    P, q, beta, C, R = data["Pmat"], data["q"], data["beta"], float(data["C"]), float(data["R"])
+    bounds = [tuple(int(v) for v in b) for b in data["bounds"]]
+    ours = solve_cut_problem(P, q, beta, bounds, C=C, R=R, tol=float(data["tol"]),
+                             scale_hint=float(data["scale_hint"]))
+    minimum = _slsqp_cut_minimum(P, q, beta, C, R)
+    w, b = ours.coef, ours.intercept
+    at_point = 0.5 * w @ w + C * max(0.0, float(np.max(P.T @ w + b * beta + q)))
+    assert ours.value <= minimum + 1e-9 * abs(minimum)
+    assert at_point >= minimum - 1e-9 * abs(minimum)
+    assert at_point - ours.value <= 1e-3 * abs(minimum)

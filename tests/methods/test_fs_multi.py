@@ -138,13 +138,16 @@ def test_dropping_idle_cuts_keeps_the_solution_and_shrinks_the_cut_model(monkeyp
 
 
 def test_an_empty_model_says_why_and_what_to_change():
-    """On non-negative pixels, F1's structural risk keeps w = 0 optimal over the first blocks
-    of two features (METHODS.md notes the same for text); the user must hear that, not just
-    see 0 features. (With more outer iterations the loop now goes on and leaves w = 0.)"""
+    """On unscaled non-negative pixels, F1's structural risk keeps w = 0 optimal over the
+    first blocks of two features (METHODS.md notes the same for text); the user must hear
+    that, not just see 0 features. (With more outer iterations the loop now goes on and leaves
+    w = 0; scaled, as by default, features enter at once.)"""
     ds = make("digits-9vr").split(test_size=0.3, seed=0)
-    est = FSMulti(B=2, C=10 * ds.n_samples, measure="f1", max_outer=2).fit(ds.X, ds.y)
+    raw = {"B": 2, "C": 10 * ds.n_samples, "measure": "f1", "feature_scaling": None}
+    est = FSMulti(**raw, max_outer=2).fit(ds.X, ds.y)
     assert est.n_selected_ == 0
-    longer = FSMulti(B=2, C=10 * ds.n_samples, measure="f1").fit(ds.X, ds.y)
+    assert FSMulti(**{**raw, "feature_scaling": "auto"}, max_outer=2).fit(ds.X, ds.y).n_selected_
+    longer = FSMulti(**raw).fit(ds.X, ds.y)
     assert longer.n_selected_ > 0
     assert "empty model is optimal" in est.stop_reason_
     text = explain("fs-multi", est.history_[-1])

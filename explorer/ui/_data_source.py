@@ -16,8 +16,8 @@ import pandas as pd
 
 from .._params import ParamSpec
 from ..data import DataError, Dataset, catalogue, entry, load
-from ._session import UPLOAD
 
+UPLOAD = "upload"  # the dataset name of a file uploaded through the page
 DEFAULT_MAX_UPLOAD_MB = 50.0
 SHARED_DATASETS = 8  # catalogue datasets (with their knobs) kept for every session to share
 TEST_SIZE = 0.3      # the test part every session holds out (seed 0: the same rows everywhere)

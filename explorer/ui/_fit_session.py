@@ -1,6 +1,6 @@
 """The session's fit in flight: the worker it runs on, its token, its records as they arrive,
-the model it leaves, and whether it runs, is paused or was stopped. The state owns the
-widgets' fields and the texts; this part owns the run."""
+the model it leaves, and whether it runs, is paused or was stopped (``running`` and
+``paused`` are the fields the page watches)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import queue
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import param
+
+from . import _status
 from ._fit_pool import PooledFitWorker, fit_pool
 from ._worker import FitRequest, FitWorker
 
@@ -29,22 +32,34 @@ class Update:
     sweep_reset: bool = False
 
 
-class FitSession:
+def drain(events: queue.Queue):
+    """The events queued so far, oldest first, without waiting for more."""
+    while True:
+        try:
+            yield events.get_nowait()
+        except queue.Empty:
+            return
+
+
+class FitSession(param.Parameterized):
     """One fit at a time for one session; a new fit makes the old one's events stale.
 
     ``notify(text, level)`` receives what the user must read (a fit's warnings, its stop,
-    its failure)."""
+    its failure). While a fit runs unpaused it counts among the server's running fits (the
+    status lines' pace)."""
+
+    running = param.Boolean(default=False)
+    paused = param.Boolean(default=False)
 
     def __init__(self, events: queue.Queue, notify: Callable[[str, str], None], *,
                  start_worker: bool = True):
+        super().__init__()
         self.events = events
         self.notify = notify
         self.worker = _worker_for(events) if start_worker else None
         self.token = 0
         self.records: list = []
         self.estimator = None
-        self.running = False
-        self.paused = False
         self.stopped = False
         self.pending_reset = False
         self.label = ""
@@ -120,6 +135,11 @@ class FitSession:
         self.cancel()
         if self.worker is not None:
             self.worker.close()
+        _status.set_running(id(self), False)
+
+    @param.depends("running", "paused", watch=True)
+    def _count_running(self) -> None:
+        _status.set_running(id(self), self.running and not self.paused)
 
     def apply(self, event, update: Update) -> None:
         """Apply one of the worker's events of the current fit (stale ones are dropped)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._params import ParamSpec
-from ..data import Dataset
+from ..data import DataError, Dataset
 from ..experiments import check_compatible, settings_for_task
 from ..methods import get_method
 
@@ -44,12 +44,19 @@ class MethodSettings:
             raise ValueError(f"{self.key} has no parameter {name!r}")
         return specs[name].validate(value, owner=self.key)
 
+    def set(self, name: str, value) -> None:
+        """Set the knob ``name`` to ``value`` checked by :meth:`validate` (a ValueError keeps
+        the old value)."""
+        self.params[name] = self.validate(name, value)
+
     def is_live(self, name: str) -> bool:
         """Whether moving this knob refits at once (the spec's ``live``)."""
         return {s.name: s for s in self.specs}[name].live
 
-    def check(self, data: Dataset) -> None:
-        """Raise the DataError that says why the method cannot fit this data."""
+    def check(self, data: Dataset | None) -> None:
+        """Raise the DataError that says why the method cannot fit this data (or none)."""
+        if data is None:
+            raise DataError("no data loaded")
         check_compatible(self.key, data, self.current(data))
 
     def estimator(self, data: Dataset, *, last=None, version=None, fresh: bool = False):

@@ -1,87 +1,102 @@
 """A session as text: the URL query of a view and the exported session file that
-``explorer run`` replays (dataset, its knobs, method, parameters)."""
+``explorer run`` replays (dataset, its knobs, method, parameters). Pure functions of the
+data's origin and the method's settings, so the codec is tested without a session."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
-import param
 
 from ..methods import REGISTRY
+from ._data_source import UPLOAD, DataSource
 
 SESSION_VERSION = 1
-UPLOAD = "upload"
 
 
-def to_query(state) -> dict[str, str]:
-    """The URL query of this view: dataset, its knobs, method and non-default params."""
-    query: dict[str, str] = {"dataset": state.dataset if state.dataset != UPLOAD
-                             else (state.upload_name or UPLOAD)}
-    for k, v in state.dataset_params.items():
+def to_query(dataset: str, source, settings) -> dict[str, str]:
+    """The URL query of a view of ``dataset`` (its origin ``source``, a
+    :class:`~._data_source.DataSource`) fitted by ``settings`` (a
+    :class:`~._method_settings.MethodSettings`): dataset, its knobs, method and the
+    parameters set away from their defaults."""
+    query: dict[str, str] = {"dataset": dataset if dataset != UPLOAD
+                             else (source.upload_name or UPLOAD)}
+    for k, v in source.params.items():
         query[f"data.{k}"] = str(v)
-    query["method"] = state.method
-    defaults = {s.name: s.default for s in state.method_specs()}
-    for k, v in state.method_params.items():
+    query["method"] = settings.key
+    defaults = {s.name: s.default for s in settings.specs}
+    for k, v in settings.params.items():
         if k in defaults and v != defaults[k]:
             query[k] = str(v)
     return query
 
 
-def query_string(state) -> str:
-    return "?" + urlencode(to_query(state))
+def query_string(dataset: str, source, settings) -> str:
+    return "?" + urlencode(to_query(dataset, source, settings))
 
 
-def apply_query(state, query: dict[str, Any], *, available: list[str]) -> list[str]:
-    """Set the state's dataset, method and parameters from a URL query (values may be strings
-    or one-element lists) and load the data; returns the problems (named, left out)."""
+@dataclass
+class Parsed:
+    """A URL query read: the method and dataset it names (None: unchanged), their knobs, and
+    the problems (named, left out)."""
+
+    method: str | None = None
+    dataset: str | None = None
+    data_params: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    problems: list = field(default_factory=list)
+
+
+def parse_query(query: dict[str, Any], *, available: list[str], method: str,
+                dataset: str) -> Parsed:
+    """Read a URL query (values may be strings or one-element lists) against the registry and
+    the ``available`` datasets; knobs are parsed by the specs of the method and dataset the
+    view will show (the query's, else the current ``method`` and ``dataset``)."""
     flat = {k: (v[0] if isinstance(v, (list, tuple)) else v) for k, v in query.items()}
     flat = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in flat.items()}
-    problems: list[str] = []
-    method = flat.pop("method", None)
-    dataset = flat.pop("dataset", None)
-    data_params = {k[5:]: flat.pop(k) for k in list(flat) if k.startswith("data.")}
-    with param.parameterized.discard_events(state):
-        if method is not None:
-            if method in REGISTRY:
-                state.method = method
-            else:
-                problems.append(f"unknown method {method!r}")
-        if dataset is not None:
-            if dataset in available:
-                state.dataset = dataset
-            elif "." in dataset:
-                problems.append(f"the link names the uploaded file {dataset!r}, which only the "
-                                "page that uploaded it holds: upload it again (or serve it "
-                                "with explorer serve --data)")
-            else:
-                problems.append(f"unknown dataset {dataset!r}")
-    state.method_params = {}
-    state.dataset_params = parse_specs(state.dataset_specs(), data_params,
-                                       f"dataset {state.dataset!r}", problems)
-    state.method_params = parse_specs(state.method_specs(), flat, state.method, problems)
-    state.load()
-    return problems
+    out = Parsed()
+    wanted_method = flat.pop("method", None)
+    wanted_dataset = flat.pop("dataset", None)
+    data_texts = {k[5:]: flat.pop(k) for k in list(flat) if k.startswith("data.")}
+    if wanted_method is not None:
+        if wanted_method in REGISTRY:
+            out.method = wanted_method
+        else:
+            out.problems.append(f"unknown method {wanted_method!r}")
+    if wanted_dataset is not None:
+        if wanted_dataset in available:
+            out.dataset = wanted_dataset
+        elif "." in wanted_dataset:
+            out.problems.append(
+                f"the link names the uploaded file {wanted_dataset!r}, which only the page "
+                "that uploaded it holds: upload it again (or serve it with explorer serve "
+                "--data)")
+        else:
+            out.problems.append(f"unknown dataset {wanted_dataset!r}")
+    name = out.dataset or dataset
+    out.data_params = parse_specs(DataSource.specs(name), data_texts, f"dataset {name!r}",
+                                  out.problems)
+    key = out.method or method
+    out.params = parse_specs(REGISTRY[key].param_specs, flat, key, out.problems)
+    return out
 
 
-def export_session(state) -> dict:
-    """Dataset, method and parameters as JSON-ready data (``explorer run`` reads it)."""
+def export_session(dataset: str, source, settings, *, params: dict, metric: str,
+                   baselines) -> dict:
+    """Dataset, method and parameters (``params``: every knob's value) as JSON-ready data
+    (``explorer run`` reads it)."""
     return {
         "explorer_session": SESSION_VERSION,
-        "dataset": state.dataset if state.dataset != UPLOAD else state.upload_name,
-        "dataset_params": {k: jsonable(v) for k, v in state.dataset_params.items()},
-        "label": state.label_column,
-        "method": state.method,
-        "params": {k: jsonable(v) for k, v in state.current_params().items()},
-        "metric": state.metric,
-        "baselines": list(state.baselines),
+        "dataset": dataset if dataset != UPLOAD else source.upload_name,
+        "dataset_params": {k: jsonable(v) for k, v in source.params.items()},
+        "label": source.label_column,
+        "method": settings.key,
+        "params": {k: jsonable(v) for k, v in params.items()},
+        "metric": metric,
+        "baselines": list(baselines),
     }
-
-
-def export_json(state) -> str:
-    return json.dumps(export_session(state), indent=2)
 
 
 def parse_specs(specs, texts: dict, owner: str, problems: list) -> dict:

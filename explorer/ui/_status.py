@@ -1,8 +1,9 @@
-"""The status line, owned apart from the state that runs fits: its text (what was selected, the
-objective, the iteration, the work, the test measures and whether the fit is running: pure
-functions of a record, the records so far and the model) and its pace (:class:`StatusPacer`:
-which record it shows after each poll, and when the explanation is written). Testable
-without a session."""
+"""What the session says in words, owned apart from the state that runs fits
+(:class:`Feedback`: the status line, the last notice and the teaching explanation, as the
+fields the page watches). The line's text is a pure function of a record, the records so far
+and the model (what was selected, the objective, the iteration, the work, the test measures,
+whether the fit runs); its pace (:class:`StatusPacer`) decides which record it shows after each
+poll and when the explanation is written. Testable without a session."""
 
 from __future__ import annotations
 
@@ -11,15 +12,18 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import param
 
 from .. import metrics as M
-from ..data import format_bytes
+from ..data import DataError, format_bytes
+from ..texts import explain
 
 log = logging.getLogger("explorer.ui")
 
 STATUS_EVERY_S = 0.2   # a running fit's status line changes at most this often, …
 SESSIONS_PER_STEP = 6  # … times one more for every 6 sessions of the server fitting at once
 RUNNING: set[int] = set()  # the sessions of this server whose fit runs (ids)
+IDLE = "Selected: 0 features"
 
 # measures that rank: their models set no decision threshold, so the status shows no accuracy
 RANKING_MEASURES = ("prbep", "rec@k")
@@ -168,3 +172,66 @@ class StatusPacer:
     def _show(self, record, now: float, *, explain: bool = False) -> Shown:
         self.at, self.behind = now, False
         return Shown(record=record, explain=explain)
+
+
+class Feedback(param.Parameterized):
+    """The session's words to the user: the status line of the fit session's model, the last
+    notice (``message`` at ``message_level``) and the explanation of the last record."""
+
+    status = param.String(default=IDLE, doc="the status line")
+    message = param.String(default="", doc="the last notice for the user")
+    message_level = param.Selector(default="info", objects=["info", "warning", "error"])
+    explanation = param.String(default="", doc="teaching text for the last iteration")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.pacer = StatusPacer()
+
+    def notify(self, text: str, level: str = "info") -> None:
+        self.message_level = level
+        self.message = text
+
+    def reported(self, action, *args):
+        """``action(*args)`` (True when it returns None), or None when it raised a data or
+        value problem, which the notice says."""
+        try:
+            result = action(*args)
+        except (DataError, ValueError) as exc:
+            self.notify(str(exc), "error")
+            return None
+        return True if result is None else result
+
+    def clear(self) -> None:
+        """No model: the line at zero, no explanation."""
+        self.explanation = ""
+        self.status = IDLE
+
+    def starting(self, *, compiling: bool) -> None:
+        self.status = "Selected: – features · running…" + (
+            " (first run: compiling the numerical kernels, a few seconds once)"
+            if compiling else "")
+
+    def after_poll(self, update, fits, data, method: str) -> None:
+        """The line (and explanation) after a poll that produced ``update`` from ``fits``, a
+        :class:`~._fit_session.FitSession`, at the pacer's pace."""
+        shown = self.pacer.after_poll(update, records=fits.records, running=fits.running,
+                                      paused=fits.paused, has_model=fits.estimator is not None)
+        if shown.text is not None:
+            self.status = shown.text
+        if shown.record is not None:
+            self.show(shown.record, fits, data)
+        if shown.explain:
+            self.explain(method, shown.record, data)
+
+    def show(self, record, fits, data) -> None:
+        """The line of ``record``, scored on the test part once the fit stopped running."""
+        self.status = status_line(
+            record, records=fits.records, estimator=fits.estimator, data=data,
+            state=run_state(paused=fits.paused, running=fits.running, stopped=fits.stopped),
+            scored=not fits.running)
+
+    def explain(self, method: str, record, data) -> None:
+        names = data.names() if data is not None else None
+        self.explanation = explain(method, record, names) or (
+            f"Iteration {record.iteration + 1}: objective {record.objective:.5g}, "
+            f"{record.n_selected} features.")

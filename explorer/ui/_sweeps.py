@@ -1,11 +1,12 @@
-"""The session's accuracy-versus-#features sweep: which methods, the background run, and the
-rows as they arrive (the state owns the widgets' status fields; this part owns the run)."""
+"""The session's accuracy-versus-#features sweep: which methods, the background run, the rows
+as they arrive and the progress the page shows (``status``, ``progress``)."""
 
 from __future__ import annotations
 
 import queue
 
 import pandas as pd
+import param
 
 from .. import metrics as M
 from ..data import DataError
@@ -19,10 +20,14 @@ CURRENT = "current setting"
 SWEEP_FOLDS = 3  # each point scored by 3-fold CV of the training part; the test part waits
 
 
-class Sweeps:
+class Sweeps(param.Parameterized):
     """One sweep at a time for one session; a new sweep makes the old one's rows stale."""
 
+    status = param.String(default="", doc="the sweep's progress in words")
+    progress = param.Integer(default=0, bounds=(0, 100))
+
     def __init__(self, events: queue.Queue):
+        super().__init__()
         self.frame = pd.DataFrame()
         self.worker = background_worker(events, SWEEP_EVENTS)
         self.token = 0
@@ -33,50 +38,53 @@ class Sweeps:
         self.current: str | None = None  # the session's method among the swept ones
         self.current_label = CURRENT  # the legend's name for the current setting's mark
 
-    def methods(self, state) -> list[str]:
-        """The current method and the chosen baselines that can run on the data."""
-        names = [state.method] + [b for b in state.baselines if b != state.method]
+    @staticmethod
+    def methods(method: str, baselines, data, params: dict) -> list[str]:
+        """``method`` (with the user's ``params``) and the ``baselines`` that can run on
+        ``data``."""
+        names = [method] + [b for b in baselines if b != method]
         compatible = []
         for name in names:
             try:
-                check_compatible(name, state.data,
-                                 state.current_params() if name == state.method else None)
+                check_compatible(name, data, params if name == method else None)
                 compatible.append(name)
             except DataError:
                 continue
         return compatible
 
-    def start(self, state, n_points: int) -> list[str]:
-        """Start sweeping the methods on the state's data; returns their names."""
+    def start(self, method: str, baselines, data, params: dict, n_points: int) -> list[str]:
+        """Start sweeping ``method`` (its other knobs at the user's ``params``, the user's own
+        sparsity value a point of its curve) and the ``baselines`` on ``data``; returns the
+        methods swept."""
         self.token += 1
         self.clear()
-        measures = M.metrics_for(state.data.task)
-        methods = self.methods(state)
+        measures = M.metrics_for(data.task)
+        methods = self.methods(method, baselines, data, params)
         self.swept = list(methods)
         self.total = n_points * len(methods)
-        data = state.data
         jobs = []
         self.own = None
-        self.current = state.method if state.method in methods else None
+        self.current = method if method in methods else None
         self.current_label = CURRENT
         for name in methods:
-            params = dict(state.current_params()) if name == state.method else {}
+            knobs = dict(params) if name == method else {}
             cls = get_method(name)
-            own = params.pop(cls.sparsity_param, None)
-            params.pop("warm_start", None)
+            own = knobs.pop(cls.sparsity_param, None)
+            knobs.pop("warm_start", None)
             values = None
-            if name == state.method and isinstance(own, (int, float)) and \
-                    not isinstance(own, bool):
+            if name == method and isinstance(own, (int, float)) and not isinstance(own, bool):
                 # the user's own setting is a point of the curve
                 split = data.split()
                 grid = cls.sweep_values(split.X, split.y, n_points)
                 values = sorted(set(grid) | {own})
                 self.own = (name, own)
-            elif name == state.method:  # e.g. FGM set by B: the sweep is over k
+            elif name == method:  # e.g. FGM set by B: the sweep is over k
                 self.current_label = f"{CURRENT}: not on the curve ({cls.sparsity_param} unset)"
-            jobs.append(SweepJob(name, values, n_points, measures, SWEEP_FOLDS, params))
+            jobs.append(SweepJob(name, values, n_points, measures, SWEEP_FOLDS, knobs))
             self.total += len(values) - n_points if values is not None else 0
         self.worker.start(self.token, data, jobs)
+        self.status = f"sweeping {', '.join(methods)}: 0/{self.total} points"
+        self.progress = 0
         return methods
 
     def marks(self, metric: str):
@@ -94,19 +102,23 @@ class Sweeps:
         choice = None if best is None else (float(best["n_selected"]), float(best[metric]))
         return current, choice
 
-    def apply(self, event, update) -> tuple[str, int, str | None]:
-        """Take one sweep event into the frame; returns (status, progress %, error text)."""
+    def apply(self, event, update) -> str | None:
+        """Take one sweep event into the frame and the progress; returns the error's text
+        when the sweep failed."""
         if event.kind == "row":
             row = event.payload
             update.sweep_rows.append(row)
             self.frame = pd.concat([self.frame, pd.DataFrame([row])], ignore_index=True)
             done = len(self.frame)
-            return (f"sweep: {done}/{self.total} points",
-                    int(100 * done / max(1, self.total)), None)
-        if event.kind == "sweep-done":
-            return f"sweep finished: {len(self.frame)} points", 100, None
-        exc, _ = event.payload
-        return f"sweep failed: {exc}", 0, f"sweep failed: {exc}"
+            self.status = f"sweep: {done}/{self.total} points"
+            self.progress = int(100 * done / max(1, self.total))
+        elif event.kind == "sweep-done":
+            self.status, self.progress = f"sweep finished: {len(self.frame)} points", 100
+        else:
+            exc, _ = event.payload
+            self.status = f"sweep failed: {exc}"
+            return self.status
+        return None
 
     def clear(self) -> None:
         self.frame = pd.DataFrame()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import logging
 import time
 
@@ -16,10 +17,11 @@ import panel as pn
 
 from ..methods import REGISTRY
 from ..metrics import METRICS, metrics_for
+from ..viz import selected_table
 from . import _widgets as W
-from ._data_source import available_datasets, max_upload_mb
+from ._data_source import UPLOAD, available_datasets, max_upload_mb
 from ._page import page_template
-from ._state import UPLOAD, ExplorerState
+from ._state import ExplorerState
 from .stability_view import StabilityView, k_of
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 
@@ -152,7 +154,7 @@ class ExplorerApp(pn.viewable.Viewer):
         if query:  # before anything is drawn: the page renders the URL's view once
             self.state.from_query(query, fit=False)
         self.convergence = ConvergenceView()
-        self.convergence.configure_for(self.state.method_class)
+        self.convergence.configure_for(self.state.settings.cls)
         self.sparsity = SparsityView(dataset=self.state.data)
         self.accuracy = AccuracyView(metric=self.state.metric)
         self.selected = SelectedTable()
@@ -201,7 +203,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.step_button = W.button("Step", "btn-step", "default")
         self.run_button.on_click(lambda e: self._press(s.run))
         self.stop_button.on_click(lambda e: self._press(s.stop))
-        self.stop_button.disabled = not s.running
+        self.stop_button.disabled = not s.fits.running
         self.step_button.on_click(lambda e: self._press(s.step))
         self.sweep_button = W.button("Sweep", "btn-sweep", "default")
         self.sweep_button.on_click(lambda e: self._sweep_now())
@@ -214,7 +216,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.export = W.download("Export session", "session.json", self._export, "btn-export")
         self.status = pn.pane.Markdown(self._status_text, css_classes=["status-line"],
                                        sizing_mode="stretch_width")
-        self.message = pn.pane.Alert(s.message or " ", alert_type="info",
+        self.message = pn.pane.Alert(s.feedback.message or " ", alert_type="info",
                                      css_classes=["message"], sizing_mode="stretch_width")
         self.explanation = pn.pane.Markdown("", css_classes=["explanation"],
                                             sizing_mode="stretch_width")
@@ -222,9 +224,10 @@ class ExplorerApp(pn.viewable.Viewer):
         self.sweep_status = pn.pane.Markdown("", css_classes=["sweep-status"])
         self.summary = pn.pane.Markdown("", css_classes=["data-summary"])
         self.lesson_link = pn.pane.Markdown("", css_classes=["lesson-link"])
-        s.param.watch(self._on_message, ["message", "message_level"])
-        s.param.watch(self._on_status, ["status", "explanation", "sweep_status",
-                                        "sweep_progress", "running", "paused"])
+        s.feedback.param.watch(self._on_message, ["message", "message_level"])
+        s.feedback.param.watch(self._on_status, ["status", "explanation"])
+        s.sweeps.param.watch(self._on_status, ["status", "progress"])
+        s.fits.param.watch(self._on_status, ["running", "paused"])
         self._rebuild_dataset_knobs()
         self._rebuild_method_knobs()
         self._on_message()
@@ -232,7 +235,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     @property
     def _status_text(self) -> str:
-        return f"**{self.state.status}**"
+        return f"**{self.state.feedback.status}**"
 
     @reported
     def _press(self, action):
@@ -240,8 +243,8 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _rebuild_dataset_knobs(self):
         s = self.state
-        values = {**{p.name: p.default for p in s.dataset_specs()}, **s.dataset_params}
-        self.dataset_knobs.objects = list(W.widgets_for(s.dataset_specs(), values,
+        values = {**{p.name: p.default for p in s.source.specs(s.dataset)}, **s.source.params}
+        self.dataset_knobs.objects = list(W.widgets_for(s.source.specs(s.dataset), values,
                                                         self._on_dataset_knob).values())
 
     def _rebuild_method_knobs(self):
@@ -250,14 +253,14 @@ class ExplorerApp(pn.viewable.Viewer):
         sizes = {}
         if s.data is not None:
             sizes = dict(n_samples=s.data.n_samples, n_features=s.data.n_features)
-        self._knobs = W.widgets_for(s.method_specs(), s.current_params(),
+        self._knobs = W.widgets_for(s.settings.specs, s.current_params(),
                                     self._on_method_knob, **sizes)
         self.method_knobs.objects = list(self._knobs.values())
-        self.convergence.configure_for(s.method_class)
+        self.convergence.configure_for(s.settings.cls)
 
     def _show_applicable_knobs(self):
         values = self.state.current_params()
-        for spec in self.state.method_specs():
+        for spec in self.state.settings.specs:
             widget = self._knobs.get(spec.name)
             if widget is not None:
                 widget.visible = spec.applies(values)
@@ -327,7 +330,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self.label_select.options = columns
             self.label_select.visible = bool(columns)
             if columns:
-                self.label_select.value = s.label_column or columns[-1]
+                self.label_select.value = s.source.label_column or columns[-1]
         finally:
             self._building = False
         self._rebuild_dataset_knobs()
@@ -336,9 +339,10 @@ class ExplorerApp(pn.viewable.Viewer):
 
     @reported
     def _on_label(self, event):
-        if self._building or not event.new or self.state.upload_bytes is None:
+        if self._building or not event.new or self.state.source.upload_bytes is None:
             return
-        if self.state.upload(self.state.upload_bytes, self.state.upload_name, event.new):
+        source = self.state.source
+        if self.state.upload(source.upload_bytes, source.upload_name, event.new):
             self._sync_url()
             self._maybe_fit()
 
@@ -347,14 +351,14 @@ class ExplorerApp(pn.viewable.Viewer):
             self.state.fit()
 
     def _on_version(self, *_):
-        self.convergence.configure_for(self.state.method_class)
+        self.convergence.configure_for(self.state.settings.cls)
         self.sparsity.show([], self.state.data)
         self.convergence.reset()
         self._show_accuracy(methods=self.state.sweep_methods())
         self._show_selected()
         self._update_summary()
         self._refresh_metric_options()
-        self.lesson_link.object = lesson_link(self.state.method_class.display_name)
+        self.lesson_link.object = lesson_link(self.state.settings.cls.display_name)
 
     def _on_metric(self, *_):
         self._show_accuracy()
@@ -370,18 +374,18 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _on_message(self, *_):
         s = self.state
-        self.message.object = s.message or " "
+        self.message.object = s.feedback.message or " "
         self.message.alert_type = {"info": "info", "warning": "warning",
-                                   "error": "danger"}[s.message_level]
+                                   "error": "danger"}[s.feedback.message_level]
 
     def _on_status(self, *_):
         s = self.state
         self.status.object = self._status_text
-        self.explanation.object = s.explanation
-        self.sweep_status.object = s.sweep_status
-        self.progress.value = s.sweep_progress
-        self.stop_button.disabled = not s.running
-        self.run_button.label = "Resume" if s.paused else "Run"
+        self.explanation.object = s.feedback.explanation
+        self.sweep_status.object = s.sweeps.status
+        self.progress.value = s.sweeps.progress
+        self.stop_button.disabled = not s.fits.running
+        self.run_button.label = "Resume" if s.fits.paused else "Run"
 
     def _update_summary(self):
         d = self.state.data
@@ -396,7 +400,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self.tabs.active = 1
 
     def _export(self):
-        return io.StringIO(self.state.export_json())
+        return io.StringIO(json.dumps(self.state.export_session(), indent=2))
 
     # ================================================================= polling
     @reported
@@ -411,7 +415,7 @@ class ExplorerApp(pn.viewable.Viewer):
         update = self.state.poll()
         # a paused (stepped) fit is paced by its user, who waits for this one iteration's
         # pictures: they go out on the next tick, whatever the drawing budget
-        stepping = self.state.paused
+        stepping = self.state.fits.paused
         ready = stepping or DRAWING.ready(now)
         # Bokeh sends plot patches as they are rendered but the status text when the callback
         # returns: a tick whose status starts or ends a fit ("running…", "stopped", "done")
@@ -423,7 +427,7 @@ class ExplorerApp(pn.viewable.Viewer):
                 self.convergence.replace(carried.records)
             else:
                 self.convergence.push(carried.records)
-            if self._map_dirty and (stepping or not self.state.running):
+            if self._map_dirty and (stepping or not self.state.fits.running):
                 # the fit's last curves: its map goes with them, not a budget's wait later
                 # (the previous fit's map stayed 3–5 s beside the new fit's "done")
                 self._draw_map()
@@ -466,7 +470,7 @@ class ExplorerApp(pn.viewable.Viewer):
                              k_of(s.method, params, s.estimator))
 
     def _method_label(self) -> str:
-        cls = self.state.method_class
+        cls = self.state.settings.cls
         return cls.display_name or self.state.method
 
     def _show_used_values(self) -> None:
@@ -496,7 +500,7 @@ class ExplorerApp(pn.viewable.Viewer):
         it shares with every other model to its CDN (offline, every later update of the
         page requested loading.css from the internet and failed)."""
         if self.tabs is None or self.tabs.active == 2:
-            self.selected.show(self.state.selected_frame())
+            self.selected.show(selected_table(self.state.estimator, self.state.data))
             self._selected_stale = False
         else:
             self._selected_stale = True
@@ -514,7 +518,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self._accuracy_methods = tuple(self.state.sweep_methods())
         if self.tabs is None or self._accuracy_visible():
             current, choice = self.state.sweeps.marks(self.state.metric)
-            self.accuracy.show(self.state.sweep_frame, self.state.metric,
+            self.accuracy.show(self.state.sweeps.frame, self.state.metric,
                                methods=self._accuracy_methods, current=current, choice=choice,
                                current_label=self.state.sweeps.current_label)
             self._accuracy_stale = False
@@ -540,7 +544,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self._show_accuracy()
         if event.new == 2 and self._selected_stale:
             self._show_selected()
-        if event.new == 1 and not self.state.running:
+        if event.new == 1 and not self.state.fits.running:
             self._maybe_sweep()
         elif event.new == 1:
             self._sweep_after_fit = True

@@ -161,7 +161,10 @@ def block_membership(records: Sequence, n_features: int) -> np.ndarray:
 
 
 def selected_table(estimator, dataset=None) -> pd.DataFrame:
-    """Selected features: index, name, weight (|weight| for multi-class), group, is-true."""
+    """Selected features: index, name, weight (|weight| for multi-class), group, is-true
+    (no rows without a model)."""
+    if estimator is None:
+        return pd.DataFrame(columns=["feature", "name", "weight", "abs_weight"])
     support = estimator.get_support()
     idx = np.flatnonzero(support)
     coef = np.atleast_2d(getattr(estimator, "coef_", np.zeros(support.size)))

@@ -44,7 +44,7 @@ def test_explorer_run_on_a_zarr_store_reproduces_the_app(tmp_path, monkeypatch, 
         assert state.fit()
         state.wait(120)
         app_model = state.estimator
-        session = json.loads(state.export_json())
+        session = json.loads(json.dumps(state.export_session(), indent=2))
     finally:
         state.close()
     assert session["dataset"] == path.name and session["method"] == method

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.data import DataError
-from explorer.ui._data_source import DataSource, available_datasets, local_files
-from explorer.ui._session import UPLOAD
+from explorer.ui._data_source import UPLOAD, DataSource, available_datasets, local_files
 
 
 def test_a_catalogue_entry_is_built_with_its_knobs():
@@ -56,3 +55,25 @@ def test_served_files_and_the_upload_limit(tmp_path, monkeypatch):
     assert DataSource(label_column="label").build("mine.csv").n_features == 2
     assert DataSource.too_large(2 * 2**20) and not DataSource.too_large(2**19)
     assert "explorer serve --data big.csv" in DataSource.refusal("big.csv", 2 * 2**20)
+
+
+def test_the_session_codec_without_a_session():
+    from explorer.ui import _session
+    from explorer.ui._method_settings import MethodSettings
+
+    source, settings = DataSource(params={"n_samples": 300}), MethodSettings("fgm", {"B": 5})
+    query = _session.to_query("fgm-type1", source, settings)
+    assert query == {"dataset": "fgm-type1", "data.n_samples": "300", "method": "fgm", "B": "5"}
+    parsed = _session.parse_query({**query, "C": ["-1"], "nope": "2", "data.n_samples": "x"},
+                                  available=["fgm-type1"], method="fsa", dataset="wine")
+    assert (parsed.method, parsed.dataset, parsed.params) == ("fgm", "fgm-type1", {"B": 5})
+    assert parsed.data_params == {}
+    assert len(parsed.problems) == 3 and any("'nope'" in p for p in parsed.problems)
+    unknown = _session.parse_query({"method": "magic", "dataset": "mine.csv"}, available=[],
+                                   method="fsa", dataset="wine")
+    assert unknown.method is None and unknown.dataset is None
+    assert "unknown method 'magic'" in unknown.problems[0]
+    assert "upload it again" in unknown.problems[1]
+    session = _session.export_session("fgm-type1", source, settings, params={"B": 5},
+                                       metric="f1", baselines=("abess",))
+    assert session["dataset_params"] == {"n_samples": 300} and session["params"] == {"B": 5}

@@ -83,7 +83,7 @@ def test_stop_reaches_the_worker_process_within_an_inner_step(pool):
         state.poll()
         assert latency < 1.0
         assert state.estimator is not None and state.estimator.stopped_early_
-        assert "stopped" in state.status and "Stopped" in state.message
+        assert "stopped" in state.feedback.status and "Stopped" in state.feedback.message
     finally:
         state.close()
 
@@ -100,16 +100,18 @@ def test_a_killed_worker_is_replaced_and_only_its_session_hears_of_it(pool):
         other.fit()
         assert victim.fits.worker.wait(30)
         victim.poll()
-        assert victim.message_level == "error" and "worker process" in victim.message
-        assert "failed" in victim.status
+        said = victim.feedback
+        assert said.message_level == "error" and "worker process" in said.message
+        assert "failed" in victim.feedback.status
         other.wait(60)
-        assert other.message_level == "info" and "done" in other.status  # nobody else noticed
+        said = other.feedback  # nobody else noticed
+        assert said.message_level == "info" and "done" in said.status
         assert pid not in pool.pids() and pool.replaced >= 1
         assert victim.fits.worker.host.process.is_alive()
         victim.from_query({"dataset": "digits-3v8", "method": "fgm"}, fit=False)
         victim.fit()                                  # the session goes on, on the new process
         victim.wait(60)
-        assert "done" in victim.status and victim.estimator is not None
+        assert "done" in victim.feedback.status and victim.estimator is not None
     finally:
         victim.close()
         other.close()
@@ -129,12 +131,12 @@ def test_a_fit_waiting_for_the_core_says_queued_with_how_many_ahead():
 
         def finished():
             seen.append(short.poll().queued)
-            return short.estimator is not None and not short.running
+            return short.estimator is not None and not short.fits.running
 
         assert _until(finished, 60)
         assert max(seen) == 1
         assert short.estimator is not None  # its turn came while the long fit still ran
-        assert long_one.running
+        assert long_one.fits.running
     finally:
         for state in (long_one, short):
             if state is not None:
@@ -175,10 +177,10 @@ def test_the_status_says_how_many_fits_are_ahead_until_the_first_record():
     state.fits.running, state.fits.token = True, 4
     state._events.put(Event("queued", 4, 3))
     state.poll()
-    assert state.status == "Selected: – features · queued (3 ahead)"
+    assert state.feedback.status == "Selected: – features · queued (3 ahead)"
     state._events.put(Event("record", 4, est.history_[0]))
     state.poll()
-    assert "queued" not in state.status and state.fits.queued == 0
+    assert "queued" not in state.feedback.status and state.fits.queued == 0
 
 
 def test_sessions_on_the_same_data_share_one_copy_here_and_in_their_process(pool):
@@ -192,7 +194,7 @@ def test_sessions_on_the_same_data_share_one_copy_here_and_in_their_process(pool
         for state in (first, second, third):
             state.fit()
             state.wait(60)
-            assert "done" in state.status
+            assert "done" in state.feedback.status
         key = first.data.shared_key
         holders = [h for h in pool.hosts if key in h.data_users]
         assert {sid for h in holders for sid in h.data_users[key]} == \
@@ -253,10 +255,10 @@ def test_a_sweep_runs_in_a_worker_process_and_gives_the_rows_of_one_in_the_serve
                        for t in threading.enumerate() if t is not local.sweeps.worker._thread)
         for state in (pooled, local):
             state.wait(120)
-        assert "sweep finished" in pooled.sweep_status and pooled.sweep_progress == 100
+        assert "sweep finished" in pooled.sweeps.status and pooled.sweeps.progress == 100
         columns = ["method", "value", "n_selected", "accuracy"]
-        assert len(pooled.sweep_frame) == len(local.sweep_frame) >= 3
-        assert pooled.sweep_frame[columns].equals(local.sweep_frame[columns])
+        assert len(pooled.sweeps.frame) == len(local.sweeps.frame) >= 3
+        assert pooled.sweeps.frame[columns].equals(local.sweeps.frame[columns])
     finally:
         pooled.close()
         local.close()
@@ -303,16 +305,17 @@ def test_a_sweep_whose_worker_process_dies_is_reported_failed_and_the_next_one_r
         state.baselines = []
         state.sweep(n_points=8)
         worker = state.sweeps.worker
-        assert _until(lambda: state.poll() is not None and state.sweep_progress > 0, 120)
+        assert _until(lambda: state.poll() is not None and state.sweeps.progress > 0, 120)
         os.kill(worker.host.process.pid, signal.SIGKILL)
         assert worker.wait(30)
         state.poll()
-        assert "sweep failed" in state.sweep_status and "worker process" in state.sweep_status
-        assert state.message_level == "error" and "start it again" in state.message
+        assert "sweep failed" in state.sweeps.status and "worker process" in state.sweeps.status
+        said = state.feedback
+        assert said.message_level == "error" and "start it again" in said.message
         state.from_query({"dataset": "digits-3v8", "method": "fgm", "B": "3"}, fit=False)
         state.baselines = []
         state.sweep(n_points=2)
         state.wait(120)
-        assert "sweep finished" in state.sweep_status
+        assert "sweep finished" in state.sweeps.status
     finally:
         state.close()

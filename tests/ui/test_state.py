@@ -8,7 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from explorer.ui import ExplorerState, _session
+from explorer.ui import ExplorerState, _session, _status
+from explorer.viz import selected_table
 
 
 @pytest.fixture
@@ -20,7 +21,7 @@ def state():
 
 def test_default_dataset_is_split_and_summarised(state):
     assert state.data.has_test and state.data.image_shape == (8, 8)
-    assert "Loaded digits-3v8" in state.message and state.message_level == "info"
+    assert "Loaded digits-3v8" in state.feedback.message and state.feedback.message_level == "info"
 
 
 def test_fit_produces_records_status_and_a_model(state):
@@ -31,11 +32,11 @@ def test_fit_produces_records_status_and_a_model(state):
     assert update.reset and update.finished and update.records
     assert state.estimator is not None and state.records == state.estimator.history_
     n = state.estimator.n_selected_
-    assert state.status.startswith(f"Selected: {n} features")
-    assert "done" in state.status
-    frame = state.selected_frame()
+    assert state.feedback.status.startswith(f"Selected: {n} features")
+    assert "done" in state.feedback.status
+    frame = selected_table(state.estimator, state.data)
     assert len(frame) == n and {"feature", "name", "weight"} <= set(frame.columns)
-    assert state.test_scores()["accuracy"] > 0.9
+    assert _status.test_scores(state.estimator, state.data)["accuracy"] > 0.9
 
 
 def test_live_refit_on_parameter_change(state):
@@ -61,10 +62,10 @@ def test_live_off_waits_for_run(state):
 def test_bad_parameter_value_is_reported_and_ignored(state):
     state.method = "fgm"
     assert not state.set_param("B", -3)
-    assert state.message_level == "error" and "below its minimum" in state.message
+    assert state.feedback.message_level == "error" and "below its minimum" in state.feedback.message
     assert state.current_params()["B"] is None  # unchanged: auto (10, or from k)
     assert not state.set_param("nope", 1)
-    assert "no parameter 'nope'" in state.message
+    assert "no parameter 'nope'" in state.feedback.message
 
 
 def _selected_after(state, **knobs):
@@ -120,11 +121,11 @@ def test_upload_good_and_bad_files(state):
     assert state.source.table_columns() == ["a", "b", "c", "label"]
     before = state.data
     assert not state.upload(b"a,b,label\n1,2,0\n3,4,5,1\n", "broken.csv")
-    assert state.message_level == "error"
-    assert "broken.csv" in state.message and "ragged" in state.message
+    assert state.feedback.message_level == "error"
+    assert "broken.csv" in state.feedback.message and "ragged" in state.feedback.message
     assert state.data is before  # the previous data stays
     # choosing another label column re-reads the same file
-    assert state.upload(state.upload_bytes, "good.csv", "c")
+    assert state.upload(state.source.upload_bytes, "good.csv", "c")
     assert state.data.n_features == 3 and set(state.data.y) <= {0, 1}
 
 
@@ -132,7 +133,7 @@ def test_incompatible_method_is_explained(state):
     state.dataset = "wine"
     state.method = "fsa"
     assert not state.fit()
-    assert state.message_level == "error" and "binary target" in state.message
+    assert state.feedback.message_level == "error" and "binary target" in state.feedback.message
 
 
 def test_stop_keeps_the_last_model():
@@ -150,7 +151,7 @@ def test_stop_keeps_the_last_model():
         s.stop()
         s.wait(30)
         assert s.estimator is not None and s.estimator.stopped_early_
-        assert "Stopped" in s.message
+        assert "Stopped" in s.feedback.message
         assert s.estimator.n_iter_ < 20000
         assert s.estimator.predict(s.data.X_test).shape == (s.data.X_test.shape[0],)
     finally:
@@ -172,14 +173,14 @@ def test_step_runs_one_iteration_at_a_time(state):
         return False
 
     state.step()
-    assert until(lambda: state.paused and len(state.records) == 1)
-    assert "Outer iteration 1" in state.explanation
+    assert until(lambda: state.fits.paused and len(state.records) == 1)
+    assert "Outer iteration 1" in state.feedback.explanation
     state.step()
-    assert until(lambda: state.paused and len(state.records) == 2)
-    assert "Outer iteration 2" in state.explanation
+    assert until(lambda: state.fits.paused and len(state.records) == 2)
+    assert "Outer iteration 2" in state.feedback.explanation
     state.run()  # resume to the end
     state.wait(30)
-    assert not state.paused and not state.running and state.estimator is not None
+    assert not state.fits.paused and not state.fits.running and state.estimator is not None
     assert len(state.records) >= 2
 
 
@@ -188,11 +189,12 @@ def test_url_query_round_trip(state):
                                  "C": ["10"]}, fit=False)
     assert problems == []
     assert state.method == "fgm" and state.current_params()["B"] == 5
-    assert state.to_query() == {"dataset": "digits-3v8", "method": "fgm", "B": "5"}
+    query = _session.to_query(state.dataset, state.source, state.settings)
+    assert query == {"dataset": "digits-3v8", "method": "fgm", "B": "5"}
     assert state.query_string() == "?dataset=digits-3v8&method=fgm&B=5"
     other = ExplorerState(live=False)
     try:
-        other.from_query(state.to_query(), fit=False)
+        other.from_query(_session.to_query(state.dataset, state.source, state.settings), fit=False)
         assert other.current_params() == state.current_params()
     finally:
         other.close()
@@ -206,7 +208,7 @@ def test_url_with_dataset_knobs_and_bad_values(state):
     assert state.data.n_features == 100 and state.data.n_samples + state.data.X_test.shape[0]
     assert state.current_params()["k"] == 3
     assert any("bogus" in p for p in problems) and any("mu" in p for p in problems)
-    assert state.message_level == "warning"
+    assert state.feedback.message_level == "warning"
 
 
 def test_url_bad_dataset_knobs_are_named_and_left_out(state):
@@ -214,7 +216,7 @@ def test_url_bad_dataset_knobs_are_named_and_left_out(state):
                                  "data.colour": "red", "method": "fsa"}, fit=False)
     assert any(p.startswith("n_samples:") for p in problems)
     assert any("'fsa-correlated' has no parameter 'colour'" in p for p in problems)
-    assert state.dataset_params == {} and state.data is not None  # defaults, nothing lost
+    assert state.source.params == {} and state.data is not None  # defaults, nothing lost
 
 
 def test_export_session_is_json_and_reproducible(tmp_path, state):
@@ -222,7 +224,7 @@ def test_export_session_is_json_and_reproducible(tmp_path, state):
     state.set_param("B", 4)
     state.fit()
     state.wait(30)
-    session = json.loads(state.export_json())
+    session = json.loads(json.dumps(state.export_session(), indent=2))
     assert session["method"] == "fgm" and session["params"]["B"] == 4
     path = tmp_path / "session.json"
     path.write_text(json.dumps(session))
@@ -241,14 +243,14 @@ def test_sweep_streams_rows_for_method_and_baselines(state):
     state.baselines = ["rfe"]
     assert state.sweep(n_points=4)
     update = state.wait(60)
-    frame = state.sweep_frame
+    frame = state.sweeps.frame
     assert set(frame["method"]) == {"fisher", "rfe"}
     own = state.current_params()["k"]
     fisher = frame[frame["method"] == "fisher"]
     assert own in set(fisher["value"])  # the user's setting is a point of its curve
     assert len(frame[frame["method"] == "rfe"]) == 4
     assert len(update.sweep_rows) == len(frame) == state.sweeps.total
-    assert state.sweep_progress == 100 and "finished" in state.sweep_status
+    assert state.sweeps.progress == 100 and "finished" in state.sweeps.status
     assert frame["accuracy"].between(0, 1).all() and (frame["cv"] == 3).all()
     assert (frame["accuracy_sd"] >= 0).all()
     current, choice = state.sweeps.marks("accuracy")
@@ -286,7 +288,7 @@ def test_show_a_fitted_estimator():
     try:
         assert s.method == "fgm" and s.records == est.history_
         assert s.current_params()["B"] == 3
-        assert s.status.startswith(f"Selected: {est.n_selected_} features")
+        assert s.feedback.status.startswith(f"Selected: {est.n_selected_} features")
     finally:
         s.close()
 
@@ -294,11 +296,11 @@ def test_show_a_fitted_estimator():
 def test_large_data_switches_live_off():
     s = ExplorerState(live=True)
     try:
-        s.dataset_params = {"n_samples": 4000, "n_features": 10000, "n_test": 50}
+        s.source.params = {"n_samples": 4000, "n_features": 10000, "n_test": 50}
         with __import__("param").parameterized.discard_events(s):
             s.dataset = "fgm-type1"
         s.load()
-        assert not s.live and "live refits are off" in s.message
+        assert not s.live and "live refits are off" in s.feedback.message
     finally:
         s.close()
 
@@ -319,7 +321,8 @@ def test_grfl_gabor_gets_the_image_shape_and_warm_starts():
         s.wait(60)
         first = s.estimator
         assert first.family_.shape == s.data.image_shape
-        assert len(first.generated_params_) == 4 and s.test_scores()["accuracy"] > 0.8
+        assert len(first.generated_params_) == 4
+        assert _status.test_scores(s.estimator, s.data)["accuracy"] > 0.8
         # more features continue from the learned ones instead of starting over
         s.set_param("max_features", 6)
         assert s.fit()
@@ -337,9 +340,9 @@ def test_a_failing_fit_says_so_in_message_and_status():
         s.set_param("family", "gabor")
         assert s.fit()
         update = s.wait(30)
-        assert update.finished and not s.running
-        assert s.message_level == "error" and "image_shape" in s.message
-        assert "failed" in s.status and "running" not in s.status
+        assert update.finished and not s.fits.running
+        assert s.feedback.message_level == "error" and "image_shape" in s.feedback.message
+        assert "failed" in s.feedback.status and "running" not in s.feedback.status
     finally:
         s.close()
 
@@ -348,8 +351,9 @@ def test_status_shows_the_models_test_measures(state):
     state.method = "fgm"
     state.fit()
     state.wait(30)
-    accuracy = state.test_scores()["accuracy"]
-    assert f"test accuracy {accuracy:.3f}" in state.status and "test F1" in state.status
+    accuracy = _status.test_scores(state.estimator, state.data)["accuracy"]
+    line = state.feedback.status
+    assert f"test accuracy {accuracy:.3f}" in line and "test F1" in line
 
 
 def test_fsa_regression_settings_are_compatible_with_a_regression_target():
@@ -360,9 +364,9 @@ def test_fsa_regression_settings_are_compatible_with_a_regression_target():
         s.set_param("loss", "squared")
         assert s.fit()
         s.wait(60)
-        assert s.estimator is not None and "test RMSE" in s.status
+        assert s.estimator is not None and "test RMSE" in s.feedback.status
         s.set_param("loss", "logistic")
-        assert not s.fit() and "classifier" in s.message
+        assert not s.fit() and "classifier" in s.feedback.message
     finally:
         s.close()
 
@@ -381,7 +385,7 @@ def test_a_stop_ends_the_fit_within_an_inner_step_and_says_stopped():
         s.stop()
         assert s.fits.worker.wait(2.0)  # far less than one outer iteration of 5,000 APG steps
         s.poll()
-        assert "stopped" in s.status and s.estimator.stopped_early_
+        assert "stopped" in s.feedback.status and s.estimator.stopped_early_
     finally:
         s.close()
 
@@ -390,7 +394,8 @@ def test_an_upload_above_the_limit_is_refused_with_a_message(state, monkeypatch)
     monkeypatch.setenv("EXPLORER_MAX_UPLOAD_MB", "0.001")
     before = state.data
     assert not state.upload(b"a,b,label\n" + b"1,2,0\n" * 400, "big.csv")
-    assert "upload limit of 0.001 MB" in state.message and "--data" in state.message
+    said = state.feedback.message
+    assert "upload limit of 0.001 MB" in said and "--data" in said
     assert state.data is before
 
 
@@ -403,7 +408,7 @@ def test_served_local_files_are_datasets(tmp_path, monkeypatch):
 
     assert "local.csv" in available_datasets()
     s = ExplorerState(dataset="local.csv", live=False, start_worker=False)
-    assert s.data.n_features == 2 and "Loaded local.csv" in s.message
+    assert s.data.n_features == 2 and "Loaded local.csv" in s.feedback.message
     assert s.from_query({"dataset": "local.csv", "method": "fisher"}, fit=False) == []
 
 
@@ -420,10 +425,10 @@ def test_the_last_record_is_explained_when_the_end_comes_in_a_later_poll():
         for record in est.history_:
             s._events.put(Event("record", 5, record))
         s.poll()
-        assert s.explanation == ""  # still running: nothing to explain yet
+        assert s.feedback.explanation == ""  # still running: nothing to explain yet
         s._events.put(Event("done", 5, est))
         s.poll()
-        assert f"Outer iteration {len(est.history_)}" in s.explanation
+        assert f"Outer iteration {len(est.history_)}" in s.feedback.explanation
     finally:
         s.close()
 
@@ -438,22 +443,22 @@ def test_fsa_takes_the_loss_of_the_loaded_target(dataset, loss, task):
     try:
         s.method = "fsa"
         assert s.current_params()["loss"] == loss
-        assert s.message_level == "info" and f"loss = '{loss}' for this {task} target" in \
-            s.message
+        assert s.feedback.message_level == "info" and f"loss = '{loss}' for this {task} target" in \
+            s.feedback.message
         assert s.fit()
         update = s.wait(60)
         assert update.finished and s.estimator.loss == loss and s.estimator.n_selected_ == 10
         # the status line's measure is the task's: pairwise accuracy inside each query for a
         # ranking (its scores have no scale of the grades: an RMSE of them said nothing)
-        headline = s.headline_scores()
+        headline = _status.headline_scores(s.estimator, s.data)
         assert set(headline) == ({"pairwise"} if task == "ranking" else {"rmse", "r2"})
         if task == "ranking":
             assert 0.6 < headline["pairwise"] <= 1.0
-            assert "test pairwise accuracy" in s.status and "RMSE" not in s.status
-        assert f"loss={loss}" in _session.query_string(s)  # the URL carries the setting
+            assert "test pairwise accuracy" in s.feedback.status and "RMSE" not in s.feedback.status
+        assert f"loss={loss}" in s.query_string()  # the URL carries the setting
         s.dataset = "fsa-correlated"  # back to labels: the classifier's loss again
         assert s.current_params()["loss"] == "logistic" and "for this classification" in \
-            s.message
+            s.feedback.message
     finally:
         s.close()
 
@@ -469,7 +474,7 @@ def test_a_default_larger_than_the_data_is_cut_to_it():
         assert s.fit()
         update = s.wait(60)
         assert update.finished and s.estimator.n_selected_ == 13
-        assert _session.export_session(s)["params"]["m"] == 13
+        assert s.export_session()["params"]["m"] == 13
     finally:
         s.close()
 
@@ -479,9 +484,10 @@ def test_an_unfit_method_names_the_ones_that_fit():
     try:
         s.method = "fgm"
         assert not s.fit()
-        assert s.message_level == "error"
+        assert s.feedback.message_level == "error"
         assert "FGM is a classifier but the target is a regression target; methods for it:" \
-            in s.message and "Lasso" in s.message and "FSA (loss='squared')" in s.message
+            in s.feedback.message
+        assert "Lasso" in s.feedback.message and "FSA (loss='squared')" in s.feedback.message
     finally:
         s.close()
 
@@ -500,11 +506,11 @@ def test_a_one_vs_rest_fit_reports_the_models_selection_not_a_members():
         est = s.estimator
         last = est.classes_[-1]
         assert len(est.classes_) == 10 and est.n_selected_ > s.records[-1].n_selected
-        assert s.status.startswith(
+        assert s.feedback.status.startswith(
             f"Selected: {est.n_selected_} features (the union over 10 one-vs-rest fits; "
             f"class {last}: {s.records[-1].n_selected}) · class {last}'s objective ")
-        assert "done" in s.status and "test accuracy" in s.status
-        assert s.explanation.startswith(f"Class {last} against the rest")
+        assert "done" in s.feedback.status and "test accuracy" in s.feedback.status
+        assert s.feedback.explanation.startswith(f"Class {last} against the rest")
     finally:
         s.close()
 
@@ -517,11 +523,11 @@ def test_status_leads_with_the_measure_the_model_was_trained_for(state, measure,
     state.set_param("measure", measure)
     state.fit()
     state.wait(60)
-    scores = state.status.split(" · test ")[1:]
+    scores = state.feedback.status.split(" · test ")[1:]
     assert scores[0].startswith(f"{first} ") and "(trained for it)" in scores[0]
     if absent:
-        assert f"test {absent}" not in state.status
-        assert "ranking measure sets no threshold" in state.status
+        assert f"test {absent}" not in state.feedback.status
+        assert "ranking measure sets no threshold" in state.feedback.status
 
 
 def test_auto_knobs_report_the_values_the_fit_used(state):
@@ -544,15 +550,15 @@ def test_ticking_warm_start_alone_does_not_refit_and_a_warm_model_says_it_is_not
         s.set_param("B", 7)
         s.wait(60)
         assert s.records[-1].info.get("warm_start")
-        assert "warm-started from the previous fit" in s.status
+        assert "warm-started from the previous fit" in s.feedback.status
         assert "warm_start=True" in s.query_string()
         cold = ExplorerState(dataset="fgm-type1", live=False)
         try:  # the URL of this view gives a cold fit: the status of a warm one said so
-            cold.from_query(s.to_query(), fit=False)
+            cold.from_query(_session.to_query(s.dataset, s.source, s.settings), fit=False)
             cold.fit()
             cold.wait(60)
             assert not cold.records[-1].info.get("warm_start")
-            assert "warm-started" not in cold.status
+            assert "warm-started" not in cold.feedback.status
         finally:
             cold.close()
     finally:
@@ -577,17 +583,17 @@ def test_a_running_fits_status_line_is_rationed_but_never_left_behind():
         s.fits.running, s.fits.token = True, 9
         s._events.put(Event("record", 9, records[0]))
         s.poll()
-        assert "iteration 1 " in s.status
+        assert "iteration 1 " in s.feedback.status
         s._events.put(Event("record", 9, records[1]))
         s.poll()
-        assert "iteration 1 " in s.status  # within the ration: not yet
+        assert "iteration 1 " in s.feedback.status  # within the ration: not yet
         clock.sleep(STATUS_EVERY_S + 0.05)
         s.poll()  # no new record, but the one skipped is shown now
-        assert "iteration 2 " in s.status and s.n_records == 2
+        assert "iteration 2 " in s.feedback.status and len(s.records) == 2
         for record in records[2:]:
             s._events.put(Event("record", 9, record))
         s._events.put(Event("done", 9, est))
         s.poll()
-        assert f"iteration {len(records)} " in s.status and "done" in s.status
+        assert f"iteration {len(records)} " in s.feedback.status and "done" in s.feedback.status
     finally:
         s.close()

@@ -97,7 +97,35 @@ def test_the_status_line_slows_down_with_the_fits_running_in_the_server(monkeypa
     state = ExplorerState(dataset="digits-3v8", live=False)
     try:
         state.fit()
-        assert id(state) in _status.RUNNING or not state.running
+        assert id(state.fits) in _status.RUNNING or not state.fits.running
     finally:
         state.close()
-    assert id(state) not in _status.RUNNING
+    assert id(state.fits) not in _status.RUNNING
+
+
+class _Fits:
+    """What Feedback reads of a fit session: its records, model and run state."""
+
+    def __init__(self, records, *, running=False, paused=False, stopped=False):
+        self.records, self.estimator = records, object()
+        self.running, self.paused, self.stopped = running, paused, stopped
+
+
+def test_feedback_without_a_session_writes_the_line_the_notice_and_the_explanation():
+    from explorer.ui._fit_session import Update
+
+    said = _status.Feedback()
+    assert said.status == _status.IDLE and said.message == ""
+    record = _record()
+    fits = _Fits([record])
+    said.after_poll(Update(records=[record], finished=True), fits, None, "fgm")
+    assert said.status.startswith("Selected: 7 features · objective 3.25 · iteration 5")
+    assert said.status.endswith("done") and "Outer iteration 5" in said.explanation
+    said.starting(compiling=True)
+    assert "running…" in said.status and "compiling" in said.status
+    assert said.reported(int, "12") == 12 and said.message == ""
+    assert said.reported(int, "twelve") is None
+    assert said.message_level == "error" and "twelve" in said.message
+    assert said.reported(lambda: None) is True  # a check that passes
+    said.clear()
+    assert said.status == _status.IDLE and said.explanation == ""

@@ -421,7 +421,7 @@ def test_a_finished_fit_draws_its_map_with_its_last_curves():
                 app_module.DRAWING.next_free = 0.0  # other sessions' turns are not tested here
                 app._tick()
                 records = app.state.records
-                curves_done = not app.state.running and records and \
+                curves_done = not app.state.fits.running and records and \
                     len(app.convergence._kept.data) == len(records)
                 if curves_done:
                     break
@@ -600,8 +600,8 @@ def test_explorer_around_a_fitted_estimator_keeps_its_curves_when_polled():
         for _ in range(5):
             app._tick()
         assert app.convergence.n_points == ConvergenceView(estimator=fgm).n_points > 10
-        assert app.stop_button.disabled and not app.state.running
-        assert f"Selected: {fgm.n_selected_} features" in app.state.status
+        assert app.stop_button.disabled and not app.state.fits.running
+        assert f"Selected: {fgm.n_selected_} features" in app.state.feedback.status
     finally:
         app.state.close()
 

@@ -29,7 +29,7 @@ class StepPage(pn.viewable.Viewer):
         with param.parameterized.discard_events(self.state):
             self.state.dataset = dataset
             self.state.method = self.method
-        self.state.dataset_params = dict(dataset_params or {})
+        self.state.source.params = dict(dataset_params or {})
         self.state.load()
         for name, value in params.items():
             self.state.set_param(name, value, refit=False)
@@ -45,13 +45,13 @@ class StepPage(pn.viewable.Viewer):
         self.status = pn.pane.Markdown("", css_classes=["status-line"])
         self.data_line = pn.pane.Markdown("", css_classes=["lesson-data"],
                                           sizing_mode="stretch_width")
-        self.state.param.watch(self._on_text, ["explanation", "status", "message"])
+        self.state.feedback.param.watch(self._on_text, ["explanation", "status", "message"])
         self._callback = None
 
     def restart(self):
         """Start over from scratch (never from the previous model), paused after one step."""
         self.state.cancel_all()
-        self.state.records = []
+        self.state.fits.records = []
         self.on_reset()
         self.state.fit(stepping=True, fresh=True)
 
@@ -62,8 +62,8 @@ class StepPage(pn.viewable.Viewer):
         pass
 
     def _on_text(self, *_):
-        self.explanation.object = self.state.explanation or self.state.message
-        self.status.object = f"**{self.state.status}**"
+        self.explanation.object = self.state.feedback.explanation or self.state.feedback.message
+        self.status.object = f"**{self.state.feedback.status}**"
 
     def _tick(self):
         update = self.state.poll()
@@ -100,7 +100,7 @@ class StepPage(pn.viewable.Viewer):
     def convergence_view(self, show_bounds: bool = True) -> ConvergenceView:
         """The objective (and bounds) of the real fit, set up for the lesson's method."""
         view = ConvergenceView(height=260, show_bounds=show_bounds)
-        view.configure_for(self.state.method_class)
+        view.configure_for(self.state.settings.cls)
         return view
 
     @staticmethod
@@ -118,7 +118,7 @@ class StepPage(pn.viewable.Viewer):
             pn.state.on_session_destroyed(lambda ctx: self.state.close())
 
     def knob(self, name):
-        spec = {s.name: s for s in self.state.method_specs()}[name]
+        spec = {s.name: s for s in self.state.settings.specs}[name]
 
         def changed(n, v):
             self.state.set_param(n, v, refit=False)

@@ -128,9 +128,9 @@ class FSMulti(BaseSelector):
     >>> data = load("breast-cancer").split(test_size=0.3, seed=0)
     >>> fsm = FSMulti(measure="f1", k=5).fit(data.X, data.y)
     >>> fsm.selected_features_.tolist()
-    [0, 2, 12, 21, 22]
+    [7, 9, 13, 18, 26]
     >>> round(f1(data.y_test, fsm.predict(data.X_test)), 2)
-    0.94
+    0.93
     """
 
     display_name = "FS-multi"

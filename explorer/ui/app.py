@@ -77,8 +77,8 @@ def reported(method):
             return method(self, *args, **kwargs)
         except Exception as exc:
             log.exception("%s failed", method.__name__)
-            self.state.notify(f"Something went wrong ({method.__name__.strip('_')}): "
-                              f"{type(exc).__name__}: {exc}", "error")
+            self.state.feedback.notify(f"Something went wrong ({method.__name__.strip('_')}): "
+                                       f"{type(exc).__name__}: {exc}", "error")
             return None
 
     return guarded
@@ -302,7 +302,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     @reported
     def _on_too_large(self, name, size):
-        self.state.notify(self.state.source.refusal(name, size), "error")
+        self.state.feedback.notify(self.state.source.refusal(name, size), "error")
 
     @reported
     def _on_upload(self, *_):

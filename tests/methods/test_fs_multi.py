@@ -127,7 +127,8 @@ def test_dropping_idle_cuts_keeps_the_solution_and_shrinks_the_cut_model(monkeyp
     X, y = ds.X[:600], ds.y[:600]
 
     def fit():
-        return FSMulti(B=10, C=len(y), measure="f1", max_outer=3, inner_tol=1e-4).fit(X, y)
+        return FSMulti(B=10, C=len(y), measure="f1", max_outer=3, inner_tol=1e-4,
+                       feature_scaling=None).fit(X, y)  # the bundle on raw pixels
 
     pruned = fit()
     monkeypatch.setattr(bundle_module.BundleMaster, "prune_after", 10**9)
@@ -327,8 +328,10 @@ def test_k_keeps_exactly_k_features(layout, measure, k):
     assert est.n_selected_ == k and np.count_nonzero(est.coef_) == k
     path, cut = est.history_[-2], est.history_[-1]
     assert cut.info["refine"] == "paper"
-    if path.n_selected >= k:
-        order = np.argsort(-np.abs(path.info["weights"]), kind="stable")
+    assert est.space_.scaling == "rms"  # pixels: features whose scales spread over 100×
+    if path.n_selected >= k:  # the master's weights: |coef_j| / λ_j (λ: the feature scaling)
+        scaled = np.abs(path.info["weights"]) / est.space_.lam[path.selected]
+        order = np.argsort(-scaled, kind="stable")
         np.testing.assert_array_equal(est.selected_features_, np.sort(path.selected[order[:k]]))
 
 

@@ -669,3 +669,16 @@ def test_the_pixel_hover_names_the_pixel_as_the_table_does(fgm_fit):
     pixel = [m for m in root.references() if isinstance(m, CustomJSHover)]
     assert pixel and pixel[0].args["names"] == ds.names()
     assert pixel[0].args["h"] * pixel[0].args["w"] == ds.n_features
+
+
+def test_a_failing_ui_reaction_is_said_in_the_message_box():
+    """A reaction that raises is logged and shown to the user, not lost in the event loop."""
+    app = ExplorerApp(dataset="wine")
+    try:
+        app._press(lambda: 1 / 0)
+        said = app.state.feedback
+        assert said.message_level == "error"
+        assert said.message.startswith("Something went wrong (press): ZeroDivisionError")
+        assert app.message.alert_type == "danger" and "ZeroDivisionError" in app.message.object
+    finally:
+        app.state.close()

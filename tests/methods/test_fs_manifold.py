@@ -158,8 +158,10 @@ def test_bounds_are_monotone_and_records_complete(semi):
 
 @pytest.mark.filterwarnings("ignore:FS-Manifold's level method used its max_iter")
 def test_tau_zero_is_supervised_selection(semi):
-    a = FSManifold(m=6, tau=0.0, max_iter=30).fit(semi.X, semi.y)
-    b = FSManifold(m=6, tau=0.0, max_iter=30).fit(semi.X, semi.y, X_unlabeled=semi.X_unlabeled)
+    # raw columns: scaled ones would depend on the unlabelled rows through their scales
+    kw = dict(m=6, tau=0.0, max_iter=30, feature_scaling=None)
+    a = FSManifold(**kw).fit(semi.X, semi.y)
+    b = FSManifold(**kw).fit(semi.X, semi.y, X_unlabeled=semi.X_unlabeled)
     np.testing.assert_array_equal(a.get_support(), b.get_support())
     np.testing.assert_allclose(a.p_, b.p_, atol=1e-8)
 
@@ -236,10 +238,48 @@ def test_the_defaults_certify_their_selection_on_real_data(name):
     data = load(name)
     if data.X_unlabeled is None:
         data = make_semi_supervised(data, n_labeled=10)
+    raw = {"feature_scaling": None} if name == "breast-cancer" else {}  # raw units
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no ConvergenceWarning
-        est = FSManifold(m=10).fit(data.X, data.y, X_unlabeled=data.X_unlabeled)
+        est = FSManifold(m=10, **raw).fit(data.X, data.y, X_unlabeled=data.X_unlabeled)
     assert est.converged_ and len(est.history_) < 100
     assert est.upper_bound_ - est.lower_bound_ <= 1e-3 * est.upper_bound_
     if name == "breast-cancer":
         assert est.upper_bound_ < 1e-3  # the small-valued case is exercised
+
+
+@pytest.mark.parametrize("storage", ["dense", "csr"])
+def test_scaled_columns_are_the_raw_fit_of_prescaled_data_mapped_back(storage):
+    """feature_scaling: the fit on raw columns in units 1e-3…1e3 equals the raw fit
+    (feature_scaling=None) of the columns divided by their RMS, its weights mapped back."""
+    from explorer.data import load, make_semi_supervised
+
+    data = make_semi_supervised(load("breast-cancer"), n_labeled=20)
+    X, Xu = np.asarray(data.X, float), np.asarray(data.X_unlabeled, float)
+    rms = np.sqrt(np.mean(np.vstack([X, Xu]) ** 2, axis=0))
+    if storage == "csr":
+        X, Xu = sp.csr_matrix(X), sp.csr_matrix(Xu)
+    auto = FSManifold(m=5).fit(X, data.y, X_unlabeled=Xu)
+    scaled = FSManifold(m=5, feature_scaling=None).fit(
+        X @ sp.diags(1 / rms) if sp.issparse(X) else X / rms, data.y,
+        X_unlabeled=Xu @ sp.diags(1 / rms) if sp.issparse(Xu) else Xu / rms)
+    np.testing.assert_array_equal(auto.get_support(), scaled.get_support())
+    np.testing.assert_allclose(auto.p_, scaled.p_, atol=1e-8)
+    np.testing.assert_allclose(auto.coef_ * rms, scaled.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(auto.decision_function(data.X_test),
+                               scaled.decision_function(np.asarray(data.X_test) / rms),
+                               rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.slow
+def test_features_in_mixed_units_are_selected_on_their_merit():
+    """pd-speech's raw columns span 1e-21 to 4e10: unscaled, p stays at its start and the
+    first m features are taken (test accuracy the majority's); scaled by default, not."""
+    from explorer.data import load
+
+    data = load("pd-speech").split(test_size=0.3, seed=0)
+    raw = FSManifold(m=10, feature_scaling=None).fit(data.X, data.y)
+    auto = FSManifold(m=10).fit(data.X, data.y)
+    np.testing.assert_array_equal(raw.selected_features_, np.arange(10))
+    assert not np.array_equal(auto.selected_features_, np.arange(10))
+    assert auto.score(data.X_test, data.y_test) > raw.score(data.X_test, data.y_test) + 0.05

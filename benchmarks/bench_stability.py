@@ -100,7 +100,6 @@ def _one_set(set_name, k, n_resamples, table, labels):
         table.add(set_name, label + how, f"{result.phi:.3f} [{low:.3f}, {high:.3f}]",
                   f"{result.jaccard:.3f}", f"{result.selected.sum(axis=1).mean():.1f}",
                   f"{score:.3f} ± {sd:.3f}", per, single, f"{per / single:.2f}")
-        print(table.rows[-1], flush=True)
 
 
 def main(args, tables):

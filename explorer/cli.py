@@ -5,10 +5,10 @@
         parameters on the same split, print the selected features and the test measures.
     explorer datasets | explorer methods
         List the catalogue or the registered methods.
-    explorer serve [--port 5006] [--data PATH ...] [--max-upload-mb 50] [--no-show]
+    explorer serve [--port 5006] [--data PATH ...] [--max-upload-mb 50] [--show]
         Serve the dashboard and the teaching pages on this machine only (127.0.0.1), as
         ``make serve`` does. ``--data`` adds local files to the dataset list (for files too big
-        to upload).
+        to upload); ``--show`` opens a browser.
     explorer serve --share [--password-file FILE] [--origin HOST[:PORT] ...]
         Serve to a class: listen on every interface, behind a password (Panel's basic auth;
         the password comes from FILE or the EXPLORER_PASSWORD environment variable and is

@@ -113,7 +113,10 @@ class ExplorerState(param.Parameterized):
 
     def set_param(self, name: str, value, *, refit: bool | None = None) -> bool:
         """Validate and set one method parameter; refits when live (or ``refit=True``)."""
-        if self.feedback.reported(self.settings.set, name, value) is None:
+        try:
+            self.settings.set(name, value)
+        except ValueError as exc:
+            self.feedback.notify(str(exc), "error")
             return False
         if refit or (refit is None and self.live and self.settings.is_live(name)):
             self.fit()

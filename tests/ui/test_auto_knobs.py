@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page
 
-from .test_browser import settled_status, text, wait_for
+from .test_browser import settled_status, text, wait_for, wait_text
 
 pytestmark = pytest.mark.ui
 
@@ -28,8 +28,10 @@ def test_auto_knob_shows_the_value_used_and_unticking_keeps_it(page: Page, serve
                                                                dataset, knob):
     page.goto(f"{server}/explorer?dataset={dataset}&method={method}")
     before = settled_status(page, timeout=90)
-    if knob == "lam":  # GrFL says the λ it used in its explanation
-        used = float(re.search(r"λ = ([0-9.e+-]+)\)", text(page, ".explanation")).group(1))
+    if knob == "lam":  # GrFL says the λ it used in its explanation (its own update, which
+        # may reach the page after the status line's)
+        said = wait_text(page, ".explanation", "λ = ", timeout=30)
+        used = float(re.search(r"λ = ([0-9.e+-]+)\)", said).group(1))
     else:  # FS-multi's auto C is 0.1·n on the training rows
         n = int(re.search(r"(\d+) × \d+", text(page, ".data-summary")).group(1))
         used = 0.1 * n

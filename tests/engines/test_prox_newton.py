@@ -71,13 +71,13 @@ def test_the_hessian_runs_on_one_blas_thread_and_restores_the_count():
     worker as here), every time, and the caller's thread count comes back afterwards."""
     from threadpoolctl import threadpool_info
 
-    from explorer.engines.fgm.prox_newton import _one_blas_thread
+    from explorer.kernels import one_blas_thread
 
     def blas_threads():
         return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
 
     outside = blas_threads()
     for _ in range(2):
-        with _one_blas_thread():
+        with one_blas_thread():
             assert blas_threads() and set(blas_threads()) == {1}
         assert blas_threads() == outside

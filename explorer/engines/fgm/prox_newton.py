@@ -16,9 +16,8 @@ from __future__ import annotations
 import clarabel
 import numpy as np
 import scipy.sparse as sp
-from threadpoolctl import ThreadpoolController
 
-from ...kernels import weighted_gram
+from ...kernels import one_blas_thread, weighted_gram
 from ...optim import SolverResult, Stopping
 from .l12 import L12Problem
 from .refine import curvature_weights
@@ -27,7 +26,6 @@ MAX_WIDTH = 400          # cached columns up to which the final master is solved
 MAX_GRAM_CELLS = 4e8     # n·W² (the Hessian's cost) up to which it is
 ARMIJO = 1e-4
 ROUNDING_GAP = 1e3 * np.finfo(np.float64).eps  # a gap no float64 step can close further
-_THREADPOOLS: list[ThreadpoolController] = []
 
 
 def prox_newton_l12(problem: L12Problem, coef0: np.ndarray, intercept0: float, *,
@@ -134,7 +132,7 @@ def _support_direction(problem: L12Problem, x):
     f = problem.margins(x)
     r = C * y * problem.loss.derivative(y * f)
     d = C * curvature_weights(problem.loss, y, f)
-    with _one_blas_thread():
+    with one_blas_thread():
         H_full = _hessian(cache, d, problem.fit_intercept)
         g_full = cache.rmatvec(r)
     idx = np.concatenate([np.arange(a, b) for a, b in live])
@@ -180,7 +178,7 @@ def _newton_direction(problem: L12Problem, x):
     d = C * curvature_weights(problem.loss, y, f)
     # one BLAS thread: a threaded Gram sums in a thread-count-dependent order, and the same fit
     # must give the same model on a 1-thread dask worker as here (bit for bit)
-    with _one_blas_thread():
+    with one_blas_thread():
         H = _hessian(cache, d, problem.fit_intercept)
     W = cache.width
     coef = x[0]
@@ -193,14 +191,6 @@ def _newton_direction(problem: L12Problem, x):
     omega = problem.omega
     decrease = float(g @ delta) + omega.value(coef + delta_w) - omega.value(coef)
     return (delta_w, delta_b), decrease
-
-
-def _one_blas_thread():
-    """A context in which BLAS runs on one thread. The controller is found once: finding it
-    inspects every loaded library (3–4 ms a call in a fit, 16 calls in a text fit's polishes)."""
-    if not _THREADPOOLS:
-        _THREADPOOLS.append(ThreadpoolController())
-    return _THREADPOOLS[0].limit(limits=1, user_api="blas")
 
 
 def _hessian(cache, d: np.ndarray, intercept: bool) -> np.ndarray:

@@ -311,6 +311,11 @@ def splice_threshold(C: float, swapped: int, n_features: int, n_samples: int) ->
         max(0.0, float(np.log(np.log(max(n_samples, 2)))))
 
 
+def _dense(cols) -> np.ndarray:
+    """A column block as a float64 array (Fortran order: columns are what is taken)."""
+    return np.asfortranarray(cols.toarray() if sp.issparse(cols) else cols, dtype=np.float64)
+
+
 def _side_by_side(a, b):
     """[a b]: CSC if either is sparse, else a float64 array."""
     if sp.issparse(a) or sp.issparse(b):
@@ -332,8 +337,8 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
     2. prune: the ℓ2 model on the 1.5·k (started from the refit's weights), eliminated back
        to k by :func:`surgeon_order` and refit (:func:`prune_and_refit`).
 
-    When that exchange is rejected, the round tries one-for-one swaps instead
-    (:func:`_swap_exchange`): a block exchange moves the features that are best alone,
+    When that exchange is rejected, the round — and every later one — tries one-for-one
+    swaps instead (:func:`_swap_exchange`): a block exchange moves the features best alone,
     while among correlated words a single swap of a feature the others partly replace is
     what lowers the loss (fine-foods, k = 10, logistic loss: in 3 splits examined no block
     exchange was accepted, abess's selection had a restricted objective lower by 560–780;
@@ -346,56 +351,71 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
     weights, intercept, result, rounds, loss before, loss after); ``kept`` sorted."""
     y = np.asarray(y, dtype=np.float64)
     kept = np.asarray(kept, dtype=np.int64)
-    extra = int(np.ceil(k / 2))
 
     def data_loss(margins):
         return float(C) * float(np.sum(loss.value(y * margins)))
 
     start = current = data_loss(result.margins)
-    rounds = 0
+    rounds, blocks = 0, True
     kept_cols = kept_columns
     for _ in range(int(max_rounds)):
         if interrupt is not None and interrupt():
             break
-        signal = -float(C) * loss.derivative(y * result.margins) * y
-        ids, _ = top(signal, kept.size + extra)
-        candidates = ids[~np.isin(ids, kept)][:extra]
-        if candidates.size == 0:
-            break
-        union = np.union1d(kept, candidates)
-        if kept_cols is None:
-            kept_cols = columns(kept)
-        # the kept columns from the last round, only the candidates read from X
-        cols = take_columns(_side_by_side(kept_cols, columns(candidates)),
-                            np.argsort(np.concatenate([kept, candidates])))
-        w0 = np.zeros(union.size)
-        w0[np.searchsorted(union, kept)] = weights
-        local = np.arange(union.size)
-        grown, b, res = restricted_fit(cols, local, y, loss, C, fit_intercept=fit_intercept,
-                                       stopping=stopping, interrupt=interrupt, coef0=w0,
-                                       intercept0=intercept)
-        chosen, new_weights, new_intercept, new_result = prune_and_refit(
-            cols, y, loss, C, local, grown, res.margins, k, fit_intercept=fit_intercept,
-            stopping=stopping, intercept=b, interrupt=interrupt)
-        chosen = union[chosen]
-        after = data_loss(new_result.margins)
-        swapped = int(np.setdiff1d(chosen, kept).size)
-        if swapped == 0 or not after < current - splice_threshold(C, swapped, n_features,
-                                                                   y.size):
+        found = None
+        if blocks:
+            found = _block_exchange(columns, top, y, loss, C, kept, kept_cols, weights,
+                                    intercept, result, current, k, n_features=n_features,
+                                    fit_intercept=fit_intercept, stopping=stopping,
+                                    interrupt=interrupt, data_loss=data_loss)
+            blocks = found is not None  # rejected once, it is not tried again
+        if found is None:
+            if kept_cols is None:
+                kept_cols = columns(kept)
             found = _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights,
                                    intercept, result, current, n_features=n_features,
                                    fit_intercept=fit_intercept, stopping=stopping,
                                    interrupt=interrupt, data_loss=data_loss)
-            if found is None:
-                break
-            kept, kept_cols, weights, intercept, result, current = found
-            rounds += 1
-            continue
-        kept, weights, intercept, result, current = (chosen, new_weights, new_intercept,
-                                                     new_result, after)
-        kept_cols = take_columns(cols, np.searchsorted(union, kept))
+        if found is None:
+            break
+        kept, kept_cols, weights, intercept, result, current = found
         rounds += 1
     return kept, weights, intercept, result, rounds, start, current
+
+
+
+def _block_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept, result,
+                    current, k, *, n_features, fit_intercept, stopping, interrupt, data_loss):
+    """The ⌈k/2⌉ features outside of largest worst-case score join the k, the model on the
+    union is refit, eliminated back to k and refit; returned as :func:`_swap_exchange`'s
+    when it lowers the restricted loss by more than abess's threshold for the features
+    swapped, else None."""
+    extra = int(np.ceil(k / 2))
+    signal = -float(C) * loss.derivative(y * result.margins) * y
+    ids, _ = top(signal, kept.size + extra)
+    candidates = ids[~np.isin(ids, kept)][:extra]
+    if candidates.size == 0:
+        return None
+    union = np.union1d(kept, candidates)
+    if kept_cols is None:
+        kept_cols = columns(kept)
+    # the kept columns from the last round, only the candidates read from X
+    cols = take_columns(_side_by_side(kept_cols, columns(candidates)),
+                        np.argsort(np.concatenate([kept, candidates])))
+    w0 = np.zeros(union.size)
+    w0[np.searchsorted(union, kept)] = weights
+    local = np.arange(union.size)
+    grown, b, res = restricted_fit(cols, local, y, loss, C, fit_intercept=fit_intercept,
+                                   stopping=stopping, interrupt=interrupt, coef0=w0,
+                                   intercept0=intercept)
+    chosen, new_weights, new_intercept, new_result = prune_and_refit(
+        cols, y, loss, C, local, grown, res.margins, k, fit_intercept=fit_intercept,
+        stopping=stopping, intercept=b, interrupt=interrupt)
+    after = data_loss(new_result.margins)
+    swapped = int(np.setdiff1d(union[chosen], kept).size)
+    if swapped == 0 or not after < current - splice_threshold(C, swapped, n_features, y.size):
+        return None
+    return (union[chosen], take_columns(cols, chosen), new_weights, new_intercept, new_result,
+            after)
 
 
 SHORTLIST = 128  # features outside the model scored by forward sacrifice (abess's important_search)
@@ -412,7 +432,10 @@ def _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept
     in turn (Optimal Brain Surgeon sees the correlations abess's diagonal sacrifice misses:
     a word with a large sacrifice that a newcomer replaces), the k refit. The first swap
     that lowers the restricted loss by more than abess's threshold for one swapped feature
-    is returned — (kept, their columns, weights, intercept, result, loss) — else None."""
+    is returned — (kept, their columns, weights, intercept, result, loss) — else None.
+    A newcomer whose k + 1 model does not lower the restricted objective by the threshold
+    is not swapped in: removing a feature never lowers the optimum, so that model bounds
+    every swap with it from below (on the objective; acceptance is on its loss part)."""
     k = kept.size
     signal = -float(C) * loss.derivative(y * result.margins) * y
     ids, _ = top(signal, min(n_features, k + SHORTLIST))
@@ -421,29 +444,39 @@ def _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept
         return None
     out_cols = columns(outside)
     gain = forward_sacrifices(out_cols, np.arange(outside.size), loss, C, y, result.margins)
-    for j in np.argsort(-gain, kind="stable")[:SWAP_TRIES]:
+    entering = np.argsort(-gain, kind="stable")[:SWAP_TRIES]
+    threshold = splice_threshold(C, 1, n_features, y.size)
+    if y.size * (k + entering.size) <= NEWTON_MAX_CELLS:  # small: column work on arrays
+        kept_cols = _dense(kept_cols)
+        out_cols = _dense(take_columns(out_cols, entering))
+        entering_cols = [out_cols[:, [t]] for t in range(entering.size)]
+    else:
+        entering_cols = [take_columns(out_cols, [j]) for j in entering]
+    for j, new_col in zip(entering, entering_cols):
         if interrupt is not None and interrupt():
             return None
-        grown_cols = _side_by_side(kept_cols, take_columns(out_cols, [j]))
-        w0 = np.concatenate([weights, [0.0]])
+        grown_cols = _side_by_side(kept_cols, new_col)
         w, b, res = restricted_fit(grown_cols, np.arange(k + 1), y, loss, C,
                                    fit_intercept=fit_intercept, stopping=stopping,
-                                   interrupt=interrupt, coef0=w0, intercept0=intercept)
+                                   interrupt=interrupt, coef0=np.append(weights, 0.0),
+                                   intercept0=intercept)
+        if not res.objective < result.objective - threshold:
+            # the k + 1 bound every swap with j from below: none can fall far enough
+            continue
         saliency = surgeon_order(grown_cols, np.arange(k + 1), w, loss, C, y, res.margins,
                                  fit_intercept=fit_intercept, keep=0)
-        leaving = [q for q in np.argsort(saliency, kind="stable") if q != k][:SWAP_OUT]
-        for q in leaving:
+        for q in [q for q in np.argsort(saliency, kind="stable") if q != k][:SWAP_OUT]:
             stay = np.delete(np.arange(k + 1), q)
-            union = np.concatenate([np.delete(kept, q), [outside[j]]])
-            order_ids = np.argsort(union)
-            cols = take_columns(grown_cols, stay[order_ids])
+            union = np.append(np.delete(kept, q), outside[j])
+            order = np.argsort(union)
+            cols = take_columns(grown_cols, stay[order])
             w2, b2, res2 = restricted_fit(cols, np.arange(k), y, loss, C,
                                           fit_intercept=fit_intercept, stopping=stopping,
-                                          interrupt=interrupt, coef0=w[stay][order_ids],
+                                          interrupt=interrupt, coef0=w[stay][order],
                                           intercept0=b)
             after = data_loss(res2.margins)
-            if after < current - splice_threshold(C, 1, n_features, y.size):
-                return union[order_ids], cols, w2, b2, res2, after
+            if after < current - threshold:
+                return union[order], cols, w2, b2, res2, after
     return None
 
 

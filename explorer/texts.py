@@ -60,7 +60,8 @@ def _fgm(record) -> str:
         if rounds:
             text += (f". Then {rounds} exchange round{'s' if rounds > 1 else ''} (the "
                      "best-scored features outside join, refit, eliminate back to k, "
-                     "refit) lowered the restricted loss C·Σl from "
+                     "refit; or one feature swapped for one) lowered the restricted loss "
+                     "C·Σl from "
                      f"{info['loss_before']:.5g} to {info['loss_after']:.5g}; in the end "
                      f"{len(pruned)} of the path's features are pruned and "
                      f"{len(info.get('spliced_in', []))} from outside it entered")

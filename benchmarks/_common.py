@@ -163,7 +163,7 @@ def _fmt(v) -> str:
     return str(v)
 
 
-SUBSET_FLAGS = ("--only", "--designs", "--sets")  # options that run part of a script
+SUBSET_FLAGS = ("--only", "--designs", "--sets", "--methods")  # options that run part of a script
 
 
 def save(name: str, tables: list[Table], command: str | None = None, notes: str = "") -> Path:
@@ -185,7 +185,7 @@ def save(name: str, tables: list[Table], command: str | None = None, notes: str 
             value = next((a.split("=", 1)[1] for a in argv if a.startswith(flag + "=")),
                          None)
         if value:
-            name = f"{name}-{value.replace(',', '+').replace(':', '')}"
+            name = f"{name}-{value.replace(',', '+').replace(':', '').replace(' ', '_')}"
     header = (f"<!-- produced by `{command}` on {time.strftime('%Y-%m-%d')}, "
               f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores -->\n")
     body = "\n\n".join(t.markdown() for t in tables)

@@ -19,7 +19,7 @@ def digits():
     return load("digits-3v8")
 
 
-@pytest.mark.parametrize("params", [{}, {"k": 10}])
+@pytest.mark.parametrize("params", [{}, {"k": 10}, {"k": 10, "B": 10, "refine": "auto"}])
 def test_fgm_cv_equals_grid_search_on_the_same_grid_and_folds(digits, params):
     est = FGM(C="cv", Cs=CS, cv=3, **params).fit(digits.X, digits.y)
     grid = GridSearchCV(FGM(**params), {"C": CS}, cv=3).fit(digits.X, digits.y)

@@ -463,8 +463,9 @@ def _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept
         if not res.objective < result.objective - threshold:
             # the k + 1 bound every swap with j from below: none can fall far enough
             continue
+        # only the first few the surgeon would drop are tried: stop eliminating after them
         saliency = surgeon_order(grown_cols, np.arange(k + 1), w, loss, C, y, res.margins,
-                                 fit_intercept=fit_intercept, keep=0)
+                                 fit_intercept=fit_intercept, keep=max(0, k - SWAP_OUT))
         for q in [q for q in np.argsort(saliency, kind="stable") if q != k][:SWAP_OUT]:
             stay = np.delete(np.arange(k + 1), q)
             union = np.append(np.delete(kept, q), outside[j])

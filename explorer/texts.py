@@ -43,6 +43,8 @@ def _fgm(record) -> str:
         rounds = int(info.get("splice_rounds", 0))
         paper = info.get("refine") == "paper"
         step = "Exactly k" if paper else "Refinement"
+        if info.get("loss") and not paper:
+            step += f" (on the {info['loss'].replace('_', ' ')} loss)"
         if len(added):
             more = "one more feature was added, the one" if len(added) == 1 else \
                 f"{len(added)} more features were added, the ones"

@@ -146,7 +146,7 @@ def test_the_papers_cut_to_k_is_explained_by_its_own_rule():
     text = explain("fgm", FGM(k=5).fit(data.X, data.y).history_[-1])
     assert text.startswith("Exactly k:") and "|w_j|" in text and "½h_j" not in text
     refined = explain("fgm", FGM(k=5, refine="auto").fit(data.X, data.y).history_[-1])
-    assert refined.startswith("Refinement:")
+    assert refined.startswith("Refinement (on the logistic loss):")
 
 
 @pytest.mark.parametrize("method", ["fgm", "fs-multi"])

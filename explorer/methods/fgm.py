@@ -447,6 +447,7 @@ class FGM(BaseSelector):
                             "pruned": np.setdiff1d(before, kept), "added": added,
                             "spliced_in": np.setdiff1d(kept, out.support),
                             "splice_rounds": out.rounds, "loss_before": out.loss_before,
+                            "loss": self.loss_,
                             "loss_after": out.loss_after,
                             "inner_objective": np.asarray(res.trace, dtype=float),
                             "B": self._B, "stop_reason": how,

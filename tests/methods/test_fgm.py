@@ -486,7 +486,8 @@ def test_refine_fills_a_path_that_converged_short_of_k(seed, C):
     else:
         assert loss < restricted(filled)[1]
         assert last.info["loss_after"] == pytest.approx(loss, rel=1e-6)
-    assert explain("fgm", last).startswith(f"Refinement: the path converged at "
+    assert explain("fgm", last).startswith(f"Refinement (on the squared hinge loss): the "
+                                           f"path converged at "
                                            f"{before.size} features")
 
 
@@ -531,7 +532,8 @@ def test_refine_records_the_pruned_set_and_keeps_the_paper_path_unchanged(digits
     assert all("refine" not in r.info for r in paper.history_)
     assert refined.history_[-2].info["B"] == 5  # the path grown with blocks of ⌈1.5·B⌉
     assert refined.score(digits38.X_test, digits38.y_test) > 0.9
-    assert explain("fgm", last).startswith(f"Refinement: the path grew to "
+    assert explain("fgm", last).startswith(f"Refinement (on the squared hinge loss): the "
+                                           f"path grew to "
                                            f"{len(last.info['before'])} features")
 
 

@@ -20,11 +20,12 @@ import _common  # noqa: E402
 def test_a_partial_run_is_saved_under_its_own_name(tmp_path, monkeypatch, argv, name):
     (tmp_path / "benchmarks").mkdir()
     monkeypatch.setattr(_common, "RESULTS", tmp_path / "benchmarks" / "results")
-    monkeypatch.setattr(sys, "argv", ["benchmarks/bench_stability.py", *argv])
+    monkeypatch.setattr(sys, "argv", [str(tmp_path / "benchmarks" / "bench_stability.py"), *argv])
     table = _common.Table("t", ["a"])
     table.add(1.0)
     path = _common.save("stability", [table])
     assert path.name == name and path.parent == tmp_path / "benchmarks" / "results"
     text = path.read_text()
     assert text.startswith("<!-- produced by `python ") and "| 1 |" in text
-    assert " ".join(argv) in text.splitlines()[0]
+    header = text.splitlines()[0]
+    assert f"python benchmarks/bench_stability.py{''.join(' ' + a for a in argv)}`" in header

@@ -202,10 +202,15 @@ def test_rec_at_k_certifies_the_exact_optimum_when_k_exceeds_the_negatives():
         deltas.append(delta(ys, yb, "rec@k", k))
         psis.append(X.T @ (d - d.mean()) / n)
     D, Psi = np.array(deltas), np.array(psis)
+    # analytic gradients, and ftol 1e-12: at 1e-14 scipy 1.17's SLSQP ends its line search
+    # at the optimum with "positive directional derivative" instead of reporting success
     ref = minimize(lambda z: 0.5 * z[:3] @ z[:3] + C * z[3], np.r_[0.0, 0.0, 0.0, 1.0],
-                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000},
-                   constraints=[{"type": "ineq", "fun": lambda z: z[3] - D + Psi @ z[:3]},
-                                {"type": "ineq", "fun": lambda z: z[3]}])
+                   jac=lambda z: np.r_[z[:3], C], method="SLSQP",
+                   options={"ftol": 1e-12, "maxiter": 1000},
+                   constraints=[{"type": "ineq", "fun": lambda z: z[3] - D + Psi @ z[:3],
+                                 "jac": lambda z: np.c_[Psi, np.ones(len(D))]},
+                                {"type": "ineq", "fun": lambda z: z[3:],
+                                 "jac": lambda z: np.eye(4)[3:]}])
     assert ref.success
     assert est.history_[-1].objective == pytest.approx(ref.fun, rel=1e-3)
     assert est.history_[-1].objective >= ref.fun * (1 - 1e-6)  # an upper bound

@@ -162,7 +162,6 @@ def test_numba_master_ends_when_its_stop_flag_is_raised():
     """The compiled APG cannot poll Python: another thread raising ``stop_flag[0]`` ends the
     solve after the current step (the app's Stop), instead of after max_iter steps."""
     import threading
-    import time
 
     from explorer.engines.fgm.l12 import NUMBA_MAX_CELLS
 
@@ -176,9 +175,8 @@ def test_numba_master_ends_when_its_stop_flag_is_raised():
     solve_l12(cache, y, SquaredHinge(), 1.0, stopping=Stopping(0.0, 5))  # compile first
     flag = np.zeros(1, dtype=np.int8)
     threading.Timer(0.2, lambda: flag.__setitem__(0, 1)).start()
-    start = time.perf_counter()
     result = solve_l12(cache, y, SquaredHinge(), 1.0, stop_flag=flag, **kwargs)
-    assert time.perf_counter() - start < 5.0 and 0 < result.n_iter < 2_000_000
+    assert 0 < result.n_iter < 2_000_000
     assert np.isfinite(result.objective) and len(result.trace) == result.n_iter + 1
 
 

@@ -213,6 +213,10 @@ def test_every_method_selectable_in_the_sidebar(page: Page, server, server_log, 
             page.locator(".select-dataset select").select_option(SUITS[method])
             wait_text(page, ".data-summary", SUITS[method])
         page.locator(".select-method select").select_option(label(method))
+        # the server applies the choice (knobs, URL, status reset) in one callback: until the
+        # URL says so, a finished fit of the previous method on the new data can still show
+        expect(page).to_have_url(re.compile(rf"[?&]method={re.escape(method)}(&|$)"),
+                                 timeout=20000)
         knob = REGISTRY[method].sparsity_param
         expect(page.locator(f".param-{knob}").first).to_be_visible(timeout=20000)
         if method in QUICK:  # a slow default: fitting live is enough, the URL test finishes it

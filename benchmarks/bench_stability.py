@@ -1,9 +1,12 @@
 """Would the same features be chosen again? Every method at the same k on the catalogue's real
 wide sets: Φ̂ (Nogueira et al., JMLR 2018) with its 95 % interval over ``--resamples``
-stratified half-samples of the training rows, the mean pairwise Jaccard index, the mean size of
-the selected sets, the 5-fold cross-validated score at k (selection inside each fold: accuracy
-for classes, R² for the regression set), and the seconds per resample against one fit on all
-the training rows.
+stratified half-samples of the training rows (the interval covers the resampling of this one
+training set), the chance reference beside it (the same method's Φ̂ on 10 permutations of the
+labels, 5 half-samples each: its mean and the range a Φ̂ measured like the real one would fall
+in if the labels carried nothing) and whether the real Φ̂ is above that range, the mean
+pairwise Jaccard index, the mean size of the selected sets, the 5-fold cross-validated score at
+k (selection inside each fold: accuracy for classes, R² for the regression set), and the
+seconds per resample against one fit on all the training rows.
 
 Sets (``--sets``): fine-foods, pd-speech, grants, hepatic-injury (3 classes), permeability
 (regression); all rows but a 30 % test part, which is not used. Methods at their defaults but
@@ -90,22 +93,27 @@ def _one_set(set_name, k, n_resamples, table, labels, max_fit_s):
                 params, how = _params(name, extra, k, data)
                 get_method(name)(**params).fit(data.X[:60], data.y[:60])  # compile, untimed
             except DataError as exc:
-                table.add(set_name, label, f"cannot fit: {str(exc).split(':')[0]}", *["—"] * 6)
+                table.add(set_name, label, f"cannot fit: {str(exc).split(':')[0]}", *["—"] * 8)
                 continue
             start = time.perf_counter()
             get_method(name)(**params).fit(data.X, data.y)
             single = time.perf_counter() - start
             if single > max_fit_s:  # resamples and folds would take hours
                 table.add(set_name, label, f"not run: one fit on the {data.n_samples:,} "
-                          f"training rows took {single:.0f} s (> --max-fit-s)", *["—"] * 4,
+                          f"training rows took {single:.0f} s (> --max-fit-s)", *["—"] * 6,
                           f"{single:.0f}", "—")
                 continue
             start = time.perf_counter()
             result = stability(name, data, n_resamples=n_resamples, **params)
-            per = (time.perf_counter() - start) / result.n_resamples
+            fits = result.n_resamples + result.chance.n_permutations * \
+                result.chance.resamples_each
+            per = (time.perf_counter() - start) / fits
             score, sd = _cv_score(name, params, data)
         low, high = result.phi_ci
+        chance = result.chance
+        above = "yes" if result.phi > chance.band[1] else "no"
         table.add(set_name, label + how, f"{result.phi:.3f} [{low:.3f}, {high:.3f}]",
+                  f"{chance.phi:.3f} [{chance.band[0]:.3f}, {chance.band[1]:.3f}]", above,
                   f"{result.jaccard:.3f}", f"{result.selected.sum(axis=1).mean():.1f}",
                   f"{score:.3f} ± {sd:.3f}", per, single, f"{per / single:.2f}")
 
@@ -114,7 +122,9 @@ def main(args, tables):
     sets = ("pd-speech",) if args.quick else tuple(s for s in args.sets.split(",") if s)
     n_resamples = 10 if args.quick else args.resamples
     table = Table(f"Stability at k = {args.k} over {n_resamples} half-samples",
-                  ["set", "method", "Φ̂ [95 % interval]", "mean Jaccard", "mean #selected",
+                  ["set", "method", "Φ̂ [95 % interval, this training set's resamples]",
+                   "on permuted labels: Φ̂ [expected range]", "above chance",
+                   "mean Jaccard", "mean #selected",
                    "CV score (5 folds; R² for permeability)", "s per resample",
                    "s per fit (all rows)", "resample / fit"])
     labels = {m for m in args.methods.split(",") if m}

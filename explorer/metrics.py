@@ -212,6 +212,7 @@ class Metric:
     binary: Callable
     multi: Callable | None = None
     grouped: bool = False  # ``binary(y, values, query)``: measured inside each query
+    proportion: bool = True  # a share in [0, 1] (spoken of in points); False: RMSE, R²
 
 
 METRICS: dict[str, Metric] = {
@@ -223,8 +224,8 @@ METRICS: dict[str, Metric] = {
     "prbep": Metric("prbep", "PRBEP", "scores", True, ("classification",), prbep, macro_prbep),
     "rec@2p": Metric("rec@2p", "Rec@2p", "scores", True, ("classification",), recall_at_k,
                      macro_recall_at_k),
-    "rmse": Metric("rmse", "RMSE", "labels", False, ("regression",), rmse),
-    "r2": Metric("r2", "R²", "labels", True, ("regression",), r2),
+    "rmse": Metric("rmse", "RMSE", "labels", False, ("regression",), rmse, proportion=False),
+    "r2": Metric("r2", "R²", "labels", True, ("regression",), r2, proportion=False),
     # a ranking's scores have no scale of the grades (an RMSE of them says nothing): the share
     # of a query's pairs of different grades that they order right
     "pairwise": Metric("pairwise", "pairwise accuracy", "scores", True, ("ranking",),

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from explorer.data import make
+from explorer.data import load, make
 from explorer.experiments import (
     MAX_COUNT_FITS,
     agreement,
@@ -14,9 +15,12 @@ from explorer.experiments import (
     mean_jaccard,
     phi,
     phi_interval,
+    phi_variance,
     stability,
+    stability_difference,
     subsample,
 )
+from explorer.experiments.resampling import _phi_terms
 
 
 def _direct_phi(Z):
@@ -78,17 +82,25 @@ def test_subsamples_are_stratified_without_replacement_and_reproducible():
 def test_stability_of_fgm_streams_and_names_the_features():
     data = make("fgm-type1")
     seen = []
-    result = stability("fgm", data, n_resamples=6, k=5, callback=seen.append)
+    result = stability("fgm", data, n_resamples=6, k=5, callback=seen.append, chance=2)
     assert result.selected.shape == (6, data.n_features)
     assert np.all(result.selected.sum(axis=1) == 5)
-    assert [u["n_done"] for u in seen] == list(range(1, 7))
-    assert np.isnan(seen[0]["phi"]) and seen[-1]["phi"] == pytest.approx(result.phi)
+    own = [u for u in seen if u["stage"] == "resample"]
+    assert [u["n_done"] for u in own] == list(range(1, 7))
+    assert np.isnan(own[0]["phi"]) and own[-1]["phi"] == pytest.approx(result.phi)
+    # then the chance reference: two permutations of the labels, five resamples each
+    noise = [u for u in seen if u["stage"] == "chance"]
+    assert [(u["permutation"], u["n_done"]) for u in noise] == \
+        [(p, i) for p in range(2) for i in range(1, 6)]
+    assert seen.index(noise[0]) == len(own)
+    assert result.chance.n_permutations == 2 and result.chance.resamples_each == 5
     assert result.phi == pytest.approx(_direct_phi(result.selected), abs=1e-12)
     table = result.table()
     assert table.loc[0, "frequency"] == result.frequency.max()
     assert table.loc[0, "feature"] == data.names()[table.loc[0, "index"]]
     # a stop keeps what was done
-    stopped = stability("fgm", data, n_resamples=6, k=5, callback=lambda u: u["n_done"] < 3)
+    stopped = stability("fgm", data, n_resamples=6, k=5, callback=lambda u: u["n_done"] < 3,
+                        chance=2)
     assert stopped.n_resamples == 3
     np.testing.assert_array_equal(stopped.selected, result.selected[:3])
 
@@ -146,3 +158,72 @@ def test_agreement_takes_grfl_through_its_cap(monkeypatch):
     assert result.off_target() == {"grfl": len(result.supports["grfl"])}
     with pytest.raises(ValueError, match="at least 1"):
         fit_at_k("grfl", data, 0)
+
+
+def test_the_interval_is_clipped_to_the_range_of_phi():
+    rng = np.random.default_rng(0)
+    Z = rng.random((3, 8)) < 0.5  # three selections: a wide interval
+    low, high = phi_interval(Z)
+    assert -1.0 <= low <= high <= 1.0
+
+
+def test_phi_on_permuted_labels_lies_in_its_chance_band():
+    inside = 0
+    for seed in range(10):
+        data = load("breast-cancer")
+        data.y = np.random.default_rng(100 + seed).permutation(data.y)
+        result = stability("fsa", data, k=5, n_resamples=20, seed=seed)
+        low, high = result.chance.band
+        inside += low <= result.phi <= high
+        assert "cannot show it is more stable" in result.verdict()
+    assert inside >= 9
+
+
+def test_real_labels_are_more_stable_than_the_chance_reference():
+    result = stability("fgm", load("breast-cancer"), k=5, n_resamples=20)
+    assert result.chance.n_permutations == 10 and result.chance.resamples_each == 5
+    assert result.phi > result.chance.band[1]
+    assert result.verdict().endswith("more stable than on noise")
+    assert result.covers == "resamples of this training set"
+    assert stability("fgm", load("breast-cancer"), k=5, n_resamples=4, chance=0).chance is None
+
+
+def test_across_splits_the_interval_is_the_splits_spread():
+    result = stability("fsa", load("breast-cancer"), k=5, n_resamples=6, splits=3, chance=0)
+    assert result.n_resamples == 18 and len(result.split_phis) == 3
+    assert result.phi == pytest.approx(np.mean(result.split_phis))
+    half = stats.t.ppf(0.975, 2) * np.std(result.split_phis, ddof=1) / np.sqrt(3)
+    assert result.phi_ci == pytest.approx((max(-1, result.phi - half), min(1, result.phi + half)))
+    assert result.covers.startswith("3 training splits")
+    one = stability("fsa", load("breast-cancer"), k=5, n_resamples=6, chance=0)
+    np.testing.assert_array_equal(result.selected[:6], one.selected)  # split 0 is the seed's
+
+
+def test_stability_differences_pair_the_same_resamples():
+    data = load("breast-cancer")
+    a = stability("fgm", data, k=5, n_resamples=12, chance=0)
+    b = stability("fsa", data, k=5, n_resamples=12, chance=0)
+    d = stability_difference(a, b)
+    assert d["difference"] == pytest.approx(a.phi - b.phi)
+    # the delta method on both selections' terms: Var(A − B) = Var A + Var B − 2 Cov(A, B)
+    _, ta = _phi_terms(a.selected)
+    _, tb = _phi_terms(b.selected)
+    cov = 4 / 12**2 * np.sum((ta - ta.mean()) * (tb - tb.mean()))
+    var = phi_variance(a.selected) + phi_variance(b.selected) - 2 * cov
+    assert (d["high"] - d["low"]) / 2 == pytest.approx(1.959964 * np.sqrt(var), rel=1e-5)
+    assert stability_difference(b, a)["difference"] == pytest.approx(-d["difference"])
+    same = stability_difference(a, a)
+    assert same["low"] == same["high"] == 0.0 and "no difference" in same["verdict"]
+    other = stability("fsa", data, k=5, n_resamples=10, chance=0)
+    with pytest.raises(ValueError, match="same resamples"):
+        stability_difference(a, other)
+
+
+def test_an_empty_model_says_so():
+    data = make("fgm-type1")
+    result = stability("fgm", data, n_resamples=3, k=5, chance=0)
+    empty = type(result)(method="x", params={}, selected=np.zeros((4, 6), dtype=bool),
+                         feature_names=[f"f{i}" for i in range(6)], fit_times=np.zeros(4),
+                         fraction=0.5, seed=0)
+    assert empty.empty and "selected no feature" in empty.verdict()
+    assert not result.empty

@@ -10,6 +10,7 @@ from ._dataset import Dataset, format_bytes
 from ._errors import DataError
 from ._lazy import lazy_format, load_lazy
 from ._loaders import detect_format, load_file, save
+from ._named import NamedArray, NamedCSC, NamedCSR, with_names
 from ._synthetic import (
     make_fgm_groups,
     make_fgm_linear,
@@ -74,11 +75,12 @@ def load(source, *, label=None, name: str | None = None, **params) -> Dataset:
 
 
 __all__ = [
-    "CatalogueEntry", "DataError", "Dataset", "as_matrix", "catalogue", "catalogue_entries",
+    "CatalogueEntry", "DataError", "Dataset", "NamedArray", "NamedCSC", "NamedCSR", "as_matrix",
+    "catalogue", "catalogue_entries",
     "check_binary", "check_finite", "check_labels", "check_rows", "detect_format", "entry",
     "format_bytes", "infer_task",
     "lazy_format", "load", "load_file", "load_lazy",
     "make", "make_fgm_groups", "make_fgm_linear", "make_fsa_correlated",
     "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_ranking", "make_semi_supervised",
-    "make_sparse_wide", "make_text_like", "make_textures", "make_xor", "save",
+    "make_sparse_wide", "make_text_like", "make_textures", "make_xor", "save", "with_names",
 ]

@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ._named import with_names
+
 TASKS = ("classification", "regression", "ranking")
 
 
@@ -18,7 +20,9 @@ class Dataset:
     Attributes
     ----------
     X : ndarray or scipy sparse matrix, shape (n_samples, n_features)
-        Training rows. Sparse input stays sparse.
+        Training rows. Sparse input stays sparse. With ``feature_names``, ``X`` and
+        ``X_test`` carry them (as ``columns``, :mod:`explorer.data._named`): an estimator
+        fitted on ``X`` has them as ``feature_names_in_``.
     y : ndarray, shape (n_samples,)
         Labels (any two or more labels for classification, floats for regression, relevance
         grades for ranking).
@@ -63,6 +67,9 @@ class Dataset:
     def __post_init__(self):
         if self.task not in TASKS:
             raise ValueError(f"task must be one of {TASKS}, got {self.task!r}")
+        if self.feature_names is not None:
+            self.X = with_names(self.X, self.feature_names)
+            self.X_test = with_names(self.X_test, self.feature_names)
 
     # ---------------------------------------------------------------- shape
     @property
@@ -178,6 +185,20 @@ class Dataset:
                                            stratify=stratify)
             train, test = np.sort(train), np.sort(test)
         return self.fold(train, test)
+
+    def pooled(self) -> Dataset:
+        """All the rows as training rows: a shipped test part stacked under the training
+        part (for fresh splits of everything); the dataset itself when it has none."""
+        if not self.has_test:
+            return self
+        if sp.issparse(self.X):
+            X = sp.vstack([self.X, self.X_test], format=self.X.format)
+        else:
+            X = np.vstack([np.asarray(self.X), np.asarray(self.X_test)])
+        query = None if self.query is None or self.query_test is None else \
+            np.concatenate([self.query, self.query_test])
+        return replace(self, X=X, y=np.concatenate([self.y, self.y_test]), X_test=None,
+                       y_test=None, query=query, query_test=None)
 
     def fold(self, train, held_out) -> Dataset:
         """Rows ``train`` as the training rows and rows ``held_out`` as the test part: the

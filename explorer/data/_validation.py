@@ -7,6 +7,7 @@ import scipy.sparse as sp
 
 from ..kernels import total
 from ._errors import DataError
+from ._named import plain
 
 FLOAT_DTYPES = (np.float64, np.float32)
 
@@ -26,6 +27,9 @@ def as_matrix(X, *, what: str = "X", source: str | None = None, copy: bool = Fal
     message, odd offsets in a file) are copied: BLAS refuses them and numpy's fallback
     products are 20× slower.
     """
+    X = plain(X)  # a dataset's named matrix: its values (the estimator reads its names)
+    if _is_sparse_frame(X):  # a pandas frame of sparse columns stays sparse
+        X = X.sparse.to_coo().tocsr()
     if sp.issparse(X):
         if X.format not in ("csr", "csc"):
             X = X.tocsr()
@@ -75,6 +79,17 @@ def as_matrix(X, *, what: str = "X", source: str | None = None, copy: bool = Fal
     if finite:
         check_finite(arr, what=what, source=source)
     return arr
+
+
+def _is_sparse_frame(X) -> bool:
+    """A pandas DataFrame whose columns are all sparse (``set_output(transform="pandas")`` of
+    a sparse selection, ``pd.DataFrame.sparse.from_spmatrix``)."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "sparse") or getattr(X, "ndim", 0) != 2:
+        return False
+    import pandas as pd
+
+    return len(dtypes) > 0 and all(isinstance(t, pd.SparseDtype) for t in dtypes)
 
 
 def check_finite(X, *, what: str = "X", source: str | None = None) -> None:

@@ -1,16 +1,24 @@
 """Experiments over the estimator contract: what a researcher compares and concludes.
 
 * :mod:`~explorer.experiments.sweeps` — accuracy (or any measure) versus the number of
-  selected features, scored on the test split or cross-validated (:func:`sweep`,
-  :func:`compare`), and the one-standard-error choice of a point.
+  selected features, scored on the test split or by repeated cross-validation with every
+  fold kept (:func:`sweep`, :func:`folds_frame`), and the one-standard-error choice of a
+  point.
+* :mod:`~explorer.experiments.comparison` — is one method really better? :func:`compare`
+  scores methods at the same k on shared repeated folds and pairs them fold for fold.
+* :mod:`~explorer.experiments.inference` — the corrected resampled t interval of a paired
+  difference (Nadeau & Bengio) and its verdict in words.
 * :mod:`~explorer.experiments.resampling` — would I get these features again?
   :func:`stability` (Nogueira, Sechidis & Brown's Φ̂ with its interval) and :func:`agreement`
   between methods at the same number of features.
 """
 
+from .comparison import DEFAULT_REPEATS, Comparison, compare
+from .inference import LEVEL, PairedDifference, corrected_se, paired_difference, verdict
 from .resampling import (
     MAX_COUNT_FITS,
     AgreementResult,
+    ChanceReference,
     StabilityResult,
     agreement,
     at_k,
@@ -21,6 +29,7 @@ from .resampling import (
     phi_interval,
     phi_variance,
     stability,
+    stability_difference,
     subsample,
 )
 from .sweeps import (
@@ -28,20 +37,24 @@ from .sweeps import (
     ROW_COLUMNS,
     available_methods,
     check_compatible,
-    compare,
     cv_folds,
     fit_kwargs,
     fit_point,
+    folds_frame,
     monotone_fraction,
     one_standard_error,
+    repeated_folds,
     settings_for_task,
     sweep,
 )
 
 __all__ = [
-    "AgreementResult", "CONNECT_TIMEOUT", "MAX_COUNT_FITS", "ROW_COLUMNS", "StabilityResult",
-    "agreement", "at_k", "available_methods", "check_compatible", "compare", "cv_folds",
-    "fit_at_k", "fit_kwargs", "fit_point", "jaccard", "mean_jaccard", "monotone_fraction",
-    "one_standard_error", "phi", "phi_interval", "phi_variance", "settings_for_task",
-    "stability", "subsample", "sweep",
+    "AgreementResult", "CONNECT_TIMEOUT", "ChanceReference", "Comparison", "DEFAULT_REPEATS",
+    "LEVEL",
+    "MAX_COUNT_FITS", "PairedDifference", "ROW_COLUMNS", "StabilityResult", "agreement", "at_k",
+    "available_methods", "check_compatible", "compare", "corrected_se", "cv_folds", "fit_at_k",
+    "fit_kwargs", "fit_point", "folds_frame", "jaccard", "mean_jaccard", "monotone_fraction",
+    "one_standard_error", "paired_difference", "phi", "phi_interval", "phi_variance",
+    "repeated_folds", "settings_for_task", "stability", "stability_difference", "subsample",
+    "sweep", "verdict",
 ]

@@ -19,7 +19,8 @@ import pandas as pd
 
 from ..data import DataError, Dataset, check_binary, load
 from ..methods import REGISTRY, get_method, k_grid
-from ..metrics import evaluate, recovery
+from ..metrics import METRICS, evaluate, recovery
+from .inference import LEVEL, interval_of_mean
 
 CONNECT_TIMEOUT = 10.0  # seconds a scheduler address may take to answer
 ROW_COLUMNS = ["method", "param", "value", "n_selected", "fit_time", "n_iter", "objective"]
@@ -50,16 +51,24 @@ def fit_kwargs(estimator, dataset: Dataset) -> dict:
     return out
 
 
-def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callback=None) -> dict:
-    """Fit one configuration on the training part and score it on the test part."""
-    est = cls(**params)
+def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callback=None,
+              k: int | None = None) -> dict:
+    """Fit one configuration on the training part and score it on the test part; with ``k``,
+    the method is asked for k features (:func:`~explorer.experiments.fit_at_k`: its count
+    knob, or its cap searched)."""
     start = time.perf_counter()
-    est.fit(dataset.X, dataset.y, callback=callback, **fit_kwargs(est, dataset))
+    if k is None:
+        est = cls(**params)
+        est.fit(dataset.X, dataset.y, callback=callback, **fit_kwargs(est, dataset))
+    else:
+        from .resampling import fit_at_k
+
+        est, _ = fit_at_k(cls, dataset, int(k), params)
     wall = time.perf_counter() - start
     row = {
         "method": cls.registry_name or cls.__name__,
         "n_selected": int(est.n_selected_),
-        "fit_time": float(getattr(est, "fit_time_", wall)),
+        "fit_time": float(getattr(est, "fit_time_", wall)) if k is None else wall,
         "n_iter": int(getattr(est, "n_iter_", 0)),
         "objective": float(est.history_[-1].objective) if getattr(est, "history_", None)
         else float("nan"),
@@ -141,11 +150,13 @@ def _remedy(cls, task: str, params) -> str:
     return "; methods for it: " + ", ".join(fitting) if fitting else ""
 
 
-def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10,
-          metrics: Sequence[str] = ("accuracy",), callback: Callable | None = None,
-          n_jobs: int = 1, test_size: float = 0.3, seed: int = 0, keep_estimators: bool = False,
-          client=None, cv: int | None = None, **params) -> pd.DataFrame:
-    """Fit ``method`` across its sparsity knob on ``dataset`` and score each point.
+def sweep(method, dataset, *, values: Sequence | None = None, ks: Sequence[int] | None = None,
+          n_points: int = 10, metrics: Sequence[str] = ("accuracy",),
+          callback: Callable | None = None, n_jobs: int = 1, test_size: float = 0.3,
+          seed: int = 0, keep_estimators: bool = False, client=None, cv: int | None = None,
+          repeats: int = 1, level: float = LEVEL, **params) -> pd.DataFrame:
+    """Fit ``method`` across its sparsity knob (or at given numbers of features) on
+    ``dataset`` and score each point.
 
     Parameters
     ----------
@@ -156,6 +167,10 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         part.
     values : sequence, optional
         Values of the method's ``sparsity_param``; default ``cls.sweep_values`` (``n_points``).
+    ks : sequence of int, optional
+        Numbers of features instead of knob values: the method is asked for each k (its
+        count knob ``k`` or ``m``; GrFL's cap searched, :func:`fit_at_k`), so that methods
+        with different knobs are scored at the same k (rows: ``param`` "k", ``value`` k).
     metrics : sequence of str
         Names from :data:`explorer.metrics.METRICS`.
     callback : callable, optional
@@ -172,9 +187,13 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         Score each point by ``cv``-fold cross-validation of the training part (stratified
         for classes, by query for ranking, shuffled with ``seed``): in each fold the whole
         fit — selection included — sees only the fold's training rows and is scored on its
-        held-out rows; the test part is not used. Rows then hold the folds' means, each
-        metric's ``<metric>_sd``, ``n_selected_sd`` and ``supports`` (one sorted index array
-        per fold).
+        held-out rows; the test part is not used.
+    repeats : int
+        With ``cv``: repeat the K-fold split this many times, each repetition shuffled
+        anew (:func:`repeated_folds`; the same folds for every method swept with the same
+        ``seed``, so that their scores pair fold for fold).
+    level : float
+        Coverage of each cross-validated mean's interval (``<metric>_low``/``_high``).
     **params
         Fixed parameters of the method.
 
@@ -184,12 +203,19 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         One row per point, sorted by value: ``method``, ``param``, ``value``, ``n_selected``,
         each metric, ``fit_time``, ``n_iter``, ``objective`` (and ``found``/``percent_found``
         when the dataset knows its true features; ``estimator`` with ``keep_estimators``, the
-        last fold's with ``cv``). A point whose fit raised has its message in ``error`` and
-        NaN measures; the others go on (when every point fails, the first error is raised).
+        last fold's with ``cv``). With ``cv`` the measures are the folds' means and each row
+        also keeps every fold: ``cv``, ``repeats``, ``<metric>_sd`` (the folds' standard
+        deviation), ``<metric>_se`` (the mean's standard error corrected for overlapping
+        training sets, :func:`~explorer.experiments.inference.corrected_se`),
+        ``<metric>_low``/``<metric>_high`` (its ``level`` interval), ``<metric>_folds`` and
+        ``n_selected_folds`` (one value per fold, repeat-major) and ``supports`` (one sorted
+        index array per fold); :func:`folds_frame` makes them a tidy frame. A point whose fit
+        raised has its message in ``error`` and NaN measures; the others go on (when every
+        point fails, the first error is raised).
 
     See Also
     --------
-    compare : several methods on the same split.
+    compare : several methods on the same folds, with their paired differences.
     one_standard_error : the fewest features within one standard error of the best.
 
     Examples
@@ -211,7 +237,14 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         dataset = load(dataset)
     dataset = dataset.split(test_size=test_size, seed=seed)
     knob = cls.sparsity_param
-    if knob in params:
+    if ks is not None:
+        if values is not None:
+            raise ValueError("pass values= (the method's own knob) or ks= (numbers of "
+                             "features), not both")
+        knob = "k"
+        values = [_count(k) for k in ks]
+        _check_count_knob_free(cls, params)
+    elif knob in params:
         raise ValueError(f"{knob!r} is the swept parameter; pass it through values=")
     if values is None:
         values = cls.sweep_values(dataset.X, dataset.y, n_points)
@@ -219,9 +252,12 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
         if knob == "k" and groups is not None:  # k counts groups (FGM, FS-multi): up to them
             values = k_grid(_n_groups(groups), n_points)
     values = list(values)
-    folds = cv_folds(dataset, cv, seed) if cv is not None else None
+    folds = repeated_folds(dataset, cv, repeats, seed) if cv is not None else None
+    if cv is None and int(repeats) != 1:
+        raise ValueError("repeats= repeats a cross-validation: pass cv= too")
 
-    point = partial(_fit_row, cls, dataset, knob, params=params, metrics=metrics, folds=folds)
+    point = partial(_fit_row, cls, dataset, knob, params=params, metrics=metrics, folds=folds,
+                    by_count=ks is not None, level=level)
     if client is not None:
         backend = partial(_rows_on_cluster, client, dataset, point, values)
     elif n_jobs == 1:
@@ -253,6 +289,20 @@ def sweep(method, dataset, *, values: Sequence | None = None, n_points: int = 10
     return frame.sort_values("value", kind="stable").reset_index(drop=True)
 
 
+def _count(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) < 1:
+        raise ValueError(f"ks must hold numbers of features (integers ≥ 1), got {k!r}")
+    return int(k)
+
+
+def _check_count_knob_free(cls, params: dict) -> None:
+    """A sweep at given k must not also fix the method's count or sparsity knob."""
+    for knob in {"k", "m", cls.sparsity_param}:
+        if knob in params:
+            raise ValueError(f"{knob!r} would fix the number of features the sweep asks "
+                             "for through ks=; leave it out")
+
+
 def _n_groups(groups) -> int:
     """How many groups: ids per feature, or a list of index sets."""
     if isinstance(groups, (list, tuple)) and len(groups) and np.ndim(groups[0]) > 0:
@@ -263,36 +313,69 @@ def _n_groups(groups) -> int:
 def cv_folds(dataset: Dataset, cv: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """``cv`` folds (train, held-out) of the dataset's training part: stratified for classes
     (shuffled with ``seed``), by query for ranking, plain for regression."""
+    return [(train, held) for _, _, train, held in repeated_folds(dataset, cv, 1, seed)]
+
+
+def repeated_folds(dataset: Dataset, cv: int, repeats: int = 1, seed: int = 0) -> list[tuple]:
+    """``repeats`` shuffles of ``cv`` folds of the dataset's training part, as
+    ``(repeat, fold, train, held_out)`` in repeat-major order. Repetition 0 is
+    :func:`cv_folds`'s split; each later one is shuffled by its own generator (seed,
+    repetition), so every method swept with the same ``seed`` meets the same folds. Ranking
+    data are split by query (repetitions reorder the queries)."""
     from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
 
-    cv = int(cv)
+    cv, repeats = int(cv), int(repeats)
     n = dataset.n_samples
     if not 2 <= cv <= n:
         raise ValueError(f"cv must be a number of folds from 2 to the {n} training rows, "
                          f"got {cv}")
-    idx = np.zeros(n)
-    if dataset.task == "ranking" and dataset.query is not None:
-        return list(GroupKFold(cv).split(idx, groups=dataset.query))
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
     if dataset.task == "classification":
         _, counts = np.unique(dataset.y, return_counts=True)
         if counts.min() < cv:
             raise ValueError(f"cv={cv} folds need at least {cv} training rows of every class; "
                              f"the smallest class has {int(counts.min())}")
-        return list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(idx, dataset.y))
-    return list(KFold(cv, shuffle=True, random_state=seed).split(idx))
+    out = []
+    idx = np.zeros(n)
+    for repeat in range(repeats):
+        state = int(seed) if repeat == 0 else \
+            int(np.random.SeedSequence([int(seed), repeat]).generate_state(1)[0])
+        if dataset.task == "ranking" and dataset.query is not None:
+            order = np.random.default_rng(state).permutation(np.unique(dataset.query)) \
+                if repeat else None
+            splits = GroupKFold(cv).split(idx, groups=_relabel(dataset.query, order))
+        elif dataset.task == "classification":
+            splits = StratifiedKFold(cv, shuffle=True, random_state=state).split(idx, dataset.y)
+        else:
+            splits = KFold(cv, shuffle=True, random_state=state).split(idx)
+        out.extend((repeat, fold, train, held) for fold, (train, held) in enumerate(splits))
+    return out
+
+
+def _relabel(query: np.ndarray, order) -> np.ndarray:
+    """Query ids renamed by their place in ``order`` (None: unchanged), so that GroupKFold,
+    which deals groups by size and id, deals them differently in each repetition."""
+    if order is None:
+        return query
+    rank = {q: i for i, q in enumerate(order)}
+    return np.array([rank[q] for q in query])
 
 
 def _fit_row(cls, dataset: Dataset, knob: str, value, params: dict, metrics,
-             folds=None) -> dict:
+             folds=None, by_count: bool = False, level: float = LEVEL) -> dict:
     """One sweep point (a task on a dask worker: module-level, arguments by value): one fit
-    scored on the test part, or one fit per fold scored on its held-out rows."""
-    settings = {**params, knob: value}
+    scored on the test part, or one fit per fold scored on its held-out rows; ``by_count``:
+    the method asked for ``value`` features."""
+    settings = dict(params) if by_count else {**params, knob: value}
+    k = value if by_count else None
     try:
         if folds is None:
-            row = fit_point(cls, dataset, settings, metrics)
+            row = fit_point(cls, dataset, settings, metrics, k=k)
         else:
-            row = _mean_of_folds([fit_point(cls, dataset.fold(train, held), settings, metrics)
-                                  for train, held in folds])
+            row = _mean_of_folds([fit_point(cls, dataset.fold(train, held), settings, metrics,
+                                            k=k) for _, _, train, held in folds],
+                                 folds, metrics, level)
     except Exception as exc:  # this point failed: the sweep goes on and shows it as failed
         row = {"method": cls.registry_name or cls.__name__, "n_selected": float("nan"),
                "error": f"{type(exc).__name__}: {exc}", "_exception": exc,
@@ -302,20 +385,59 @@ def _fit_row(cls, dataset: Dataset, knob: str, value, params: dict, metrics,
     return row
 
 
-def _mean_of_folds(rows: list[dict]) -> dict:
+def _mean_of_folds(rows: list[dict], folds: list[tuple], metrics: Sequence[str],
+                   level: float = LEVEL) -> dict:
     """The folds' rows as one: numbers averaged (``<name>_sd`` their standard deviation, for
-    n_selected and the measures), the folds' supports, the last fold's estimator."""
-    out = {"method": rows[0]["method"], "cv": len(rows)}
+    n_selected and the measures), each measure's corrected standard error and interval, every
+    fold's measure and count (``<name>_folds``), the folds' supports, the last fold's
+    estimator."""
+    cv = 1 + max(f[1] for f in folds)
+    repeats = 1 + max(f[0] for f in folds)
+    out = {"method": rows[0]["method"], "cv": cv, "repeats": repeats}
     for key, first in rows[0].items():
         if key in ("method", "_estimator") or not isinstance(first, (int, float, np.number)):
             continue
         values = np.array([r[key] for r in rows], dtype=float)
         out[key] = float(np.mean(values))
-        if key not in ("fit_time", "n_iter", "objective", "found"):
-            out[f"{key}_sd"] = float(np.std(values, ddof=1)) if len(rows) > 1 else 0.0
+        if key in ("fit_time", "n_iter", "objective", "found"):
+            continue
+        out[f"{key}_sd"] = float(np.std(values, ddof=1)) if len(rows) > 1 else 0.0
+        if key in metrics or key == "n_selected":
+            out[f"{key}_folds"] = values
+        if key in metrics:
+            _, low, high, se = interval_of_mean(values, cv, repeats, level)
+            out[f"{key}_se"], out[f"{key}_low"], out[f"{key}_high"] = se, low, high
     out["supports"] = [np.asarray(r["_estimator"].selected_features_) for r in rows]
     out["_estimator"] = rows[-1]["_estimator"]
     return out
+
+
+def folds_frame(rows: pd.DataFrame, metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Every fold of cross-validated sweep rows (:func:`sweep`, :func:`compare`) as a tidy
+    frame: one row per method, knob value, repetition and fold, with ``param``, ``value``,
+    ``repeat``, ``fold``, ``n_selected``, each measure and the fold's ``selection`` (sorted
+    feature indices). Empty for rows scored on a test part."""
+    columns = ["method", "param", "value", "repeat", "fold", "n_selected"]
+    if rows is None or rows.empty or "supports" not in rows:
+        return pd.DataFrame(columns=columns + list(metrics or []) + ["selection"])
+    if metrics is None:
+        metrics = [c[: -len("_folds")] for c in rows.columns
+                   if c.endswith("_folds") and c != "n_selected_folds"]
+    out = []
+    for _, row in rows.iterrows():
+        supports = row["supports"]
+        if not isinstance(supports, list):
+            continue  # a failed point
+        cv = int(row["cv"])
+        for index, selection in enumerate(supports):
+            entry = {"method": row["method"], "param": row["param"], "value": row["value"],
+                     "repeat": index // cv, "fold": index % cv,
+                     "n_selected": int(row["n_selected_folds"][index])}
+            for m in metrics:
+                entry[m] = float(row[f"{m}_folds"][index])
+            entry["selection"] = np.asarray(selection)
+            out.append(entry)
+    return pd.DataFrame(out, columns=columns + list(metrics) + ["selection"])
 
 
 @contextmanager
@@ -389,44 +511,13 @@ def _rows_on_cluster(client, dataset: Dataset, point, values):
             dask_client.cancel(futures)
 
 
-def compare(methods: Sequence[str], dataset, *, metrics: Sequence[str] = ("accuracy",),
-            n_points: int = 10, callback: Callable | None = None, client=None,
-            **kwargs) -> pd.DataFrame:
-    """Sweep several registered methods on the same split and stack their rows (on one
-    ``dask.distributed`` cluster for all of them when ``client`` is given, as in
-    :func:`sweep`).
-
-    Examples
-    --------
-    >>> from explorer import load
-    >>> from explorer.experiments import compare
-    >>> rows = compare(["fgm", "fsa"], load("breast-cancer"), n_points=3)
-    >>> rows[["method", "n_selected", "accuracy"]].round(3)
-      method  n_selected  accuracy
-    0    fgm           1     0.895
-    1    fgm           5     0.953
-    2    fgm          30     0.953
-    3    fsa           1     0.895
-    4    fsa           5     0.942
-    5    fsa          30     0.953
-    """
-    if isinstance(dataset, str):
-        dataset = load(dataset)
-    dataset = dataset.split(test_size=kwargs.pop("test_size", 0.3), seed=kwargs.pop("seed", 0))
-    if client is None:
-        frames = [sweep(m, dataset, metrics=metrics, n_points=n_points, callback=callback,
-                        **kwargs) for m in methods]
-    else:
-        with _cluster(client) as dask_client:
-            frames = [sweep(m, dataset, metrics=metrics, n_points=n_points, callback=callback,
-                            client=dask_client, **kwargs) for m in methods]
-    return pd.concat(frames, ignore_index=True)
-
-
 def one_standard_error(rows: pd.DataFrame, metric: str) -> pd.Series | None:
     """The one-standard-error choice among one method's cross-validated sweep rows (Hastie,
     Tibshirani & Friedman, ESL §7.10): the fewest features whose mean ``metric`` is within one
-    standard error (sd/√folds) of the best mean. None without cross-validated rows.
+    standard error of the best mean — the highest mean for a measure where larger is better,
+    the lowest for one where smaller is (RMSE). The standard error is the corrected one of
+    the rows (``<metric>_se``: the folds' training sets overlap), sd/√folds for rows without
+    it. None without cross-validated rows.
 
     Examples
     --------
@@ -442,9 +533,17 @@ def one_standard_error(rows: pd.DataFrame, metric: str) -> pd.Series | None:
     scored = rows[np.isfinite(rows[metric].astype(float)) & (rows["n_selected"] > 0)]
     if scored.empty:
         return None
-    best = scored.loc[scored[metric].astype(float).idxmax()]
-    threshold = float(best[metric]) - float(best[sd]) / np.sqrt(float(best["cv"]))
-    within = scored[scored[metric].astype(float) >= threshold]
+    values = scored[metric].astype(float)
+    larger_better = METRICS[metric].greater_is_better if metric in METRICS else True
+    best = scored.loc[values.idxmax() if larger_better else values.idxmin()]
+    se = float(best.get(f"{metric}_se", float("nan")))
+    if not np.isfinite(se):
+        folds = float(best["cv"]) * float(best.get("repeats", 1) or 1)
+        se = float(best[sd]) / np.sqrt(folds)
+    if larger_better:
+        within = scored[values >= float(best[metric]) - se]
+    else:
+        within = scored[values <= float(best[metric]) + se]
     return within.sort_values(["n_selected", "value"], kind="stable").iloc[0]
 
 

@@ -750,6 +750,27 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         check_is_fitted(self, "support_")
         return self.support_
 
+    def transform(self, X):
+        """The selected columns of ``X`` (dense, sparse — kept sparse — or a DataFrame, whose
+        columns are selected by position). With ``set_output(transform="pandas")`` a sparse
+        selection comes back as a pandas frame of sparse columns named by
+        ``get_feature_names_out()`` (scikit-learn's own wrapper refuses sparse output)."""
+        check_is_fitted(self, "support_")
+        columns = np.flatnonzero(self._get_support_mask())
+        if hasattr(X, "iloc"):  # a DataFrame: its own columns, by position
+            self._check_names(X, reset=False)
+            if X.shape[1] != self.n_features_in_:
+                raise DataError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                                f"expecting {self.n_features_in_} features as input")
+            return X.iloc[:, columns]
+        selected = self._validate_X(X, reset=False)[:, columns]
+        if sp.issparse(selected) and _output_kind(self) == "pandas":
+            import pandas as pd
+
+            return pd.DataFrame.sparse.from_spmatrix(selected,
+                                                     columns=self.get_feature_names_out())
+        return selected
+
     @property
     def n_selected_(self) -> int:
         """Number of selected input features."""
@@ -785,6 +806,16 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
 def _py(value):
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _output_kind(estimator) -> str:
+    """What ``set_output`` (or ``sklearn.set_config``) asks ``transform`` to return:
+    "default", "pandas" or "polars"."""
+    try:
+        from sklearn.utils._set_output import _get_output_config
+    except ImportError:  # pragma: no cover - another scikit-learn: its own wrapper decides
+        return "default"
+    return str(_get_output_config("transform", estimator)["dense"])
 
 
 def dense_rows(X, rows) -> np.ndarray:

@@ -7,6 +7,7 @@ import signal
 
 import dask.array as da
 import numpy as np
+import pandas as pd
 import pytest
 
 import explorer
@@ -57,9 +58,10 @@ def test_a_killed_worker_is_retried_and_the_sweep_completes(cluster, dataset):
 
 @pytest.mark.slow
 def test_compare_with_a_local_cluster(dataset):
-    serial = compare(["fsa", "l1-svm"], dataset, n_points=3)
-    parallel = compare(["fsa", "l1-svm"], dataset, n_points=3, client="local")
-    assert serial[COLUMNS].equals(parallel[COLUMNS])
+    serial = compare(["fsa", "l1-svm"], dataset, ks=[2, 6], cv=3, repeats=2)
+    parallel = compare(["fsa", "l1-svm"], dataset, ks=[2, 6], cv=3, repeats=2, client="local")
+    assert serial.rows[COLUMNS].equals(parallel.rows[COLUMNS])
+    pd.testing.assert_frame_equal(serial.differences(), parallel.differences())
 
 
 @pytest.mark.slow
@@ -131,13 +133,14 @@ def test_kernels_share_the_cores_with_a_workers_threads(cluster, monkeypatch):
 def test_stability_on_a_cluster_equals_the_serial_run(cluster, dataset):
     from explorer.experiments import stability
 
-    serial = stability("fsa", dataset, n_resamples=6, k=5)
+    serial = stability("fsa", dataset, n_resamples=6, k=5, chance=2)
     seen = []
     parallel = stability("fsa", dataset, n_resamples=6, k=5, client=cluster,
-                         callback=seen.append)
-    assert len(seen) == 6
+                         callback=seen.append, chance=2)
+    assert [u["stage"] for u in seen] == ["resample"] * 6 + ["chance"] * 10
     np.testing.assert_array_equal(serial.selected, parallel.selected)
     assert serial.phi == parallel.phi
+    np.testing.assert_array_equal(serial.chance.phis, parallel.chance.phis)
 
 
 def test_a_cv_sweep_on_a_cluster_equals_the_serial_one(cluster, dataset):

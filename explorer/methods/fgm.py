@@ -148,8 +148,11 @@ class FGM(BaseSelector):
         The block size used.
     loss_ : str
         The loss used ("auto" resolved).
-    C_, cv_scores_ : float, dict
-        With ``C="cv"``: the chosen C and the held-out score of every C.
+    C_ : float
+        The C used (with ``C="cv"``: the chosen one).
+    Cs_, cv_scores_ : ndarray
+        With ``C="cv"``: the grid of C and the (len(Cs_), cv) array of held-out scores, one
+        row per C and one column per fold.
     stopped_early_ : bool
         The callback returned False; the model so far is kept.
 

@@ -202,6 +202,10 @@ class FSMulti(BaseSelector):
         if self.measure == "rec@k" and k is None:
             k = default_k(y)
         self.C_, self.rec_k_ = C, k
+        if self.measure == "rec@k" and k >= n:
+            recorder.warn(f"FS-multi: Rec@k with k = {k} ≥ the {n} rows recalls every "
+                          "positive whatever the scores: the measure cannot choose features "
+                          "(set rec_k below the number of rows, or another measure)")
         wanted = None if self.k is None else int(self.k)
         max_outer, tol = loop_to_k(self.max_outer, self.tol, int(self.B), wanted)
         density = X.nnz / max(1, X.shape[0] * X.shape[1]) if sp.issparse(X) else 1.0
@@ -264,17 +268,28 @@ class FSMulti(BaseSelector):
         polished = getattr(master, "polish", lambda: None)()
         sol = polished if polished is not None else sol
         self._update_model(master)
-        features = space.input_features(kept)
+        chosen = space.input_features(kept)
+        # the master's optimum on the k may leave some of them (or all: the empty model
+        # wins at this C) without weight: those are not selected (a selected feature the model
+        # does not use was the k = 1 case's weight of 0)
+        features = chosen[self.coef_[chosen] != 0]
         self.support_ = np.zeros(self.n_features_in_, dtype=bool)
         self.support_[features] = True
         self._master = master
         unit = "features" if space.groups is None else "groups"
+        unused = np.setdiff1d(chosen, features)
+        if unused.size:
+            recorder.warn(f"FS-multi ({self.measure}): of the k = {k} {unit} chosen, the "
+                          f"restricted master puts no weight on {unused.size} at C = "
+                          f"{self.C_:g} (the measure gains nothing from them there): the "
+                          f"model holds {features.size}; a larger C may use them")
         recorder.emit(objective=sol.objective, n_selected=int(features.size),
                       selected=features, inner_steps=sol.inner_steps,
                       inner_measure=sol.info.get("inner_measure"),
                       info={"refine": "paper", "before": was,
                             "added": space.input_features(added),
                             "pruned": np.setdiff1d(was, features), "measure": self.measure,
+                            "unused": unused,
                             **({} if space.groups is None else
                                {"groups_kept": kept, "groups_on_path": int(before.size),
                                 "added_groups": added}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.datasets import load_breast_cancer
 from sklearn.feature_selection import RFE
 from sklearn.svm import LinearSVC
 
@@ -123,3 +124,11 @@ def test_l1_logreg_fits_an_l1_model_and_refit_an_l2_one():
                                    **l1).fit(X, y)
     assert set(np.flatnonzero(np.abs(reference.coef_) > 1e-6)) == \
         set(sparse.selected_features_)
+
+
+@pytest.mark.parametrize("cls", [L1SVM, L1LogReg])
+def test_cross_validated_C_with_a_count_is_refused(cls):
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.raises(ValueError, match="C='cv' and k=5 cannot go together"):
+        cls(C="cv", k=5).fit(X, y)
+    assert cls(C="cv").fit(X[:200], y[:200]).C_ > 0  # each alone still works

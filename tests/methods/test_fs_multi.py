@@ -4,6 +4,7 @@ outer loop (its parts on their own: tests/optim/test_structured.py, test_cut_pro
 from __future__ import annotations
 
 import itertools
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import explorer.engines.fs_multi.bundle as bundle_module
 import explorer.methods.fgm as fgm_module
 import explorer.methods.fs_multi as fs_multi_module
 from explorer import FSMulti
-from explorer.data import make
+from explorer.data import load, make
 from explorer.engines.fs_multi.cut_problem import solve_cut_problem
 from explorer.engines.fs_multi.structured import delta
 from explorer.metrics import f1, macro_f1, prbep, recall_at_k
@@ -362,3 +363,29 @@ def test_k_counts_groups_with_groups(layout, k):
     if on_path.size >= k:
         top = on_path[np.argsort(-norms[on_path], kind="stable")[:k]]
         np.testing.assert_array_equal(held, np.sort(top))
+
+
+def _fit_recording(model, X, y):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    return model, [str(w.message) for w in caught]
+
+
+def test_a_feature_the_master_gives_no_weight_is_not_selected():
+    data = load("digits-9vr").split()
+    model, said = _fit_recording(FSMulti(k=1, measure="prbep"), data.X, data.y)
+    # the optimum on the one feature chosen is the empty model: nothing selected, said so
+    assert model.n_selected_ == 0 and not np.any(model.coef_ != 0)
+    assert model.history_[-1].info["unused"].size == 1
+    assert any("puts no weight on 1" in m for m in said)
+    for k in (1, 2, 5):
+        fitted, _ = _fit_recording(FSMulti(k=k), data.X, data.y)
+        assert np.all(fitted.coef_[fitted.selected_features_] != 0)
+
+
+def test_rec_at_k_with_k_over_the_rows_warns_instead_of_dividing_by_zero():
+    data = load("breast-cancer").split()  # 63 % positives: Rec@2p covers every row
+    model, said = _fit_recording(FSMulti(k=2, measure="rec@k"), data.X, data.y)
+    assert model.n_selected_ == 0
+    assert any("recalls every positive whatever the scores" in m for m in said)

@@ -269,7 +269,9 @@ class BundleMaster(CachedMaster):
             # optimum, so relative to the progress alone it stops 10–20 % above it
             scale = max(min(best[0], self.empty_objective - sol.value),
                         EMPTY_FLOOR * abs(self.empty_objective))
-            measure = gap / scale
+            # a measure every labeling scores alike (Rec@k with k ≥ n: every ranking recalls
+            # every positive) leaves nothing to gain: objective and model minimum both 0
+            measure = gap / scale if scale > 0 else (0.0 if gap <= 0 else np.inf)
             if stopping.met(measure) or steps >= self.max_inner:
                 break
             model = (sol.coef, sol.intercept, self._scores(sol.coef, sol.intercept))

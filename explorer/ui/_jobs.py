@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 @dataclass
 class SweepJob:
     """``experiments.sweep`` of one method over its sparsity values (None: ``n_points`` of
-    them), each point scored by ``cv``-fold CV of the training part."""
+    them) or at numbers of features ``ks``, each point scored by ``repeats`` × ``cv``-fold CV
+    of the training part."""
 
     name: str
     values: list | None
@@ -22,12 +23,15 @@ class SweepJob:
     metrics: list
     cv: int
     params: dict = field(default_factory=dict)
+    ks: list | None = None
+    repeats: int = 1
 
     def __call__(self, data, row: Callable, halted: Callable[[], bool]) -> None:
         from ..experiments import sweep
 
-        sweep(self.name, data, values=self.values, n_points=self.n_points,
-              metrics=self.metrics, callback=row, cv=self.cv, **self.params)
+        sweep(self.name, data, values=self.values, ks=self.ks, n_points=self.n_points,
+              metrics=self.metrics, callback=row, cv=self.cv, repeats=self.repeats,
+              **self.params)
 
 
 @dataclass

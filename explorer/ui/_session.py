@@ -11,16 +11,21 @@ from urllib.parse import urlencode
 import numpy as np
 
 from ..methods import REGISTRY
+from ..metrics import METRICS
 from ._data_source import UPLOAD, DataSource
 
 SESSION_VERSION = 1
+DEFAULT_BASELINES = ("l1-svm",)  # *Compare with* on a new page
+COMPARE, MEASURE = "compare", "measure"  # the query's names of the comparison's settings
 
 
-def to_query(dataset: str, source, settings) -> dict[str, str]:
+def to_query(dataset: str, source, settings, *, baselines=DEFAULT_BASELINES,
+             metric: str | None = None) -> dict[str, str]:
     """The URL query of a view of ``dataset`` (its origin ``source``, a
     :class:`~._data_source.DataSource`) fitted by ``settings`` (a
     :class:`~._method_settings.MethodSettings`): dataset, its knobs, method and the
-    parameters set away from their defaults."""
+    parameters set away from their defaults; the methods of *Compare with* and the measure
+    when they are not a new page's."""
     query: dict[str, str] = {"dataset": dataset if dataset != UPLOAD
                              else (source.upload_name or UPLOAD)}
     for k, v in source.params.items():
@@ -30,11 +35,15 @@ def to_query(dataset: str, source, settings) -> dict[str, str]:
     for k, v in settings.params.items():
         if k in defaults and v != defaults[k]:
             query[k] = str(v)
+    if tuple(baselines) != DEFAULT_BASELINES:
+        query[COMPARE] = ",".join(baselines)
+    if metric is not None and metric != "accuracy":
+        query[MEASURE] = metric
     return query
 
 
-def query_string(dataset: str, source, settings) -> str:
-    return "?" + urlencode(to_query(dataset, source, settings))
+def query_string(dataset: str, source, settings, **comparison) -> str:
+    return "?" + urlencode(to_query(dataset, source, settings, **comparison))
 
 
 @dataclass
@@ -47,6 +56,8 @@ class Parsed:
     data_params: dict = field(default_factory=dict)
     params: dict = field(default_factory=dict)
     problems: list = field(default_factory=list)
+    baselines: list | None = None
+    metric: str | None = None
 
 
 def parse_query(query: dict[str, Any], *, available: list[str], method: str,
@@ -59,6 +70,19 @@ def parse_query(query: dict[str, Any], *, available: list[str], method: str,
     out = Parsed()
     wanted_method = flat.pop("method", None)
     wanted_dataset = flat.pop("dataset", None)
+    compared = flat.pop(COMPARE, None)
+    measure = flat.pop(MEASURE, None)
+    if compared is not None:
+        names = [n for n in compared.split(",") if n]
+        unknown = [n for n in names if n not in REGISTRY]
+        if unknown:
+            out.problems.append(f"compare: unknown method(s) {', '.join(unknown)}")
+        out.baselines = [n for n in names if n in REGISTRY]
+    if measure is not None:
+        if measure in METRICS:
+            out.metric = measure
+        else:
+            out.problems.append(f"measure: unknown {measure!r} (known: {', '.join(METRICS)})")
     data_texts = {k[5:]: flat.pop(k) for k in list(flat) if k.startswith("data.")}
     if wanted_method is not None:
         if wanted_method in REGISTRY:

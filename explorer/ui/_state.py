@@ -234,7 +234,8 @@ class ExplorerState(param.Parameterized):
             self.feedback.show(self.records[-1], self.fits, self.data)
 
     def query_string(self) -> str:
-        return _session.query_string(self.dataset, self.source, self.settings)
+        return _session.query_string(self.dataset, self.source, self.settings,
+                                     baselines=self.baselines, metric=self.metric)
 
     def from_query(self, query: dict[str, Any], *, fit: bool = True) -> list[str]:
         """Apply a URL query (values may be strings or one-element lists); returns problems."""
@@ -245,7 +246,15 @@ class ExplorerState(param.Parameterized):
             self.dataset = parsed.dataset or self.dataset
         self.settings.params = parsed.params
         self.source.params = parsed.data_params
+        if parsed.baselines is not None:
+            self.baselines = parsed.baselines
         self.load()
+        if parsed.metric is not None:
+            if parsed.metric in M.metrics_for(self.data.task if self.data else "classification"):
+                self.metric = parsed.metric
+            else:
+                parsed.problems.append(f"measure: {parsed.metric!r} does not apply to this "
+                                       "dataset's target")
         if parsed.problems:
             self.feedback.notify("Ignored in the URL: " + "; ".join(parsed.problems), "warning")
         if fit and self.live:

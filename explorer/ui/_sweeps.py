@@ -10,14 +10,28 @@ import param
 
 from .. import metrics as M
 from ..data import DataError
-from ..experiments import check_compatible, one_standard_error
-from ..methods import get_method
+from ..experiments import Comparison, at_k, check_compatible, one_standard_error
+from ..experiments.comparison import summarize
+from ..methods import get_method, k_grid
 from ._fit_pool import background_worker
 from ._jobs import SweepJob
 
 SWEEP_EVENTS = ("row", "sweep-done", "sweep-error")
 CURRENT = "current setting"
-SWEEP_FOLDS = 3  # each point scored by 3-fold CV of the training part; the test part waits
+# each point scored by 5-fold CV of the training part, repeated twice with other folds (the
+# test part waits): the same folds for every method, so that their scores pair fold for fold
+SWEEP_FOLDS = 5
+SWEEP_REPEATS = 2
+
+
+def counts_features(name: str) -> bool:
+    """Whether the method can be asked for a number of features (a ``k`` or ``m`` knob): it is
+    then swept at the same k as the others and paired with them."""
+    try:
+        at_k(name, 1)
+        return True
+    except ValueError:
+        return False
 
 
 class Sweeps(param.Parameterized):
@@ -52,40 +66,100 @@ class Sweeps(param.Parameterized):
                 continue
         return compatible
 
+    @staticmethod
+    def left_out(baselines, data) -> dict[str, str]:
+        """The ``baselines`` that cannot run on ``data``, with the reason."""
+        out = {}
+        if data is None:
+            return out
+        for name in baselines:
+            try:
+                check_compatible(name, data)
+            except DataError as exc:
+                out[name] = str(exc).split(" (")[0]
+        return out
+
     def start(self, method: str, baselines, data, params: dict, n_points: int) -> list[str]:
         """Start sweeping ``method`` (its other knobs at the user's ``params``, the user's own
-        sparsity value a point of its curve) and the ``baselines`` on ``data``; returns the
-        methods swept."""
+        number of features a point of its curve) and the ``baselines`` on ``data``; returns
+        the methods swept. Every method that can be asked for k is swept at the same k (the
+        current method's grid), so that the differences pair them fold for fold; the others
+        (GrFL's cap, the Lasso's alpha) over their own knob."""
         self.token += 1
         self.clear()
         measures = M.metrics_for(data.task)
         methods = self.methods(method, baselines, data, params)
         self.swept = list(methods)
-        self.total = n_points * len(methods)
         jobs = []
         self.own = None
         self.current = method if method in methods else None
         self.current_label = CURRENT
+        split = data.split()
+        ks = self._ks(method, split, params, n_points)
+        # with feature groups, FGM's and FS-multi's k counts groups: no common k to pair at
+        paired = data.groups is None
+        self.total = 0
         for name in methods:
-            knobs = dict(params) if name == method else {}
+            knobs = {k: v for k, v in (params if name == method else {}).items()
+                     if k != "warm_start"}
             cls = get_method(name)
+            if paired and counts_features(name):
+                count = next(iter(at_k(name, 1)))
+                own = knobs.pop(count, None)
+                knobs.pop(cls.sparsity_param, None)
+                if name == method:
+                    if _number(own):
+                        self.own = (name, int(own))
+                    else:
+                        self.current_label = f"{CURRENT}: not on the curve ({count} unset)"
+                jobs.append(SweepJob(name, None, n_points, measures, SWEEP_FOLDS, knobs,
+                                     ks=list(ks), repeats=SWEEP_REPEATS))
+                self.total += len(ks)
+                continue
             own = knobs.pop(cls.sparsity_param, None)
-            knobs.pop("warm_start", None)
             values = None
-            if name == method and isinstance(own, (int, float)) and not isinstance(own, bool):
-                # the user's own setting is a point of the curve
-                split = data.split()
+            if name == method and _number(own):  # the user's own setting is a point
                 grid = cls.sweep_values(split.X, split.y, n_points)
                 values = sorted(set(grid) | {own})
                 self.own = (name, own)
-            elif name == method:  # e.g. FGM set by B: the sweep is over k
+            elif name == method:
                 self.current_label = f"{CURRENT}: not on the curve ({cls.sparsity_param} unset)"
-            jobs.append(SweepJob(name, values, n_points, measures, SWEEP_FOLDS, knobs))
-            self.total += len(values) - n_points if values is not None else 0
+            jobs.append(SweepJob(name, values, n_points, measures, SWEEP_FOLDS, knobs,
+                                 repeats=SWEEP_REPEATS))
+            self.total += len(values) if values is not None else n_points
         self.worker.start(self.token, data, jobs)
         self.status = f"sweeping {', '.join(methods)}: 0/{self.total} points"
         self.progress = 0
         return methods
+
+    @staticmethod
+    def _ks(method: str, split, params: dict, n_points: int) -> list[int]:
+        """The numbers of features every counting method is swept at: the current method's
+        own grid with the user's k in it, or the default grid."""
+        grid = k_grid(split.n_features, n_points)
+        if counts_features(method):
+            count = next(iter(at_k(method, 1)))
+            own = params.get(count)
+            if _number(own):
+                grid = sorted(set(grid) | {int(own)})
+        return grid
+
+    def differences(self, metric: str):
+        """The current method minus each other method swept at the same k, fold for fold
+        (:meth:`explorer.experiments.Comparison.differences`), and the verdicts in words;
+        (empty frame, []) before two such methods have rows."""
+        frame = self.frame
+        if self.current is None or frame.empty or "param" not in frame or \
+                f"{metric}_folds" not in frame or not counts_features(self.current):
+            return pd.DataFrame(), []
+        paired = frame[frame["param"] == "k"]
+        methods = tuple(m for m in self.swept if m in set(paired["method"].astype(str)))
+        if self.current not in methods or len(methods) < 2:
+            return pd.DataFrame(), []
+        result = Comparison(rows=paired, methods=methods, metrics=(metric,), cv=SWEEP_FOLDS,
+                            repeats=SWEEP_REPEATS)
+        table = result.differences(metric, method=self.current)
+        return table, summarize(table, self.current)
 
     def marks(self, metric: str):
         """(current, choice): the user's setting and the one-standard-error choice of the
@@ -113,7 +187,9 @@ class Sweeps(param.Parameterized):
             self.status = f"sweep: {done}/{self.total} points"
             self.progress = int(100 * done / max(1, self.total))
         elif event.kind == "sweep-done":
-            self.status, self.progress = f"sweep finished: {len(self.frame)} points", 100
+            self.status, self.progress = (f"sweep finished: {len(self.frame)} points, each "
+                                          f"by {SWEEP_FOLDS}-fold CV × {SWEEP_REPEATS} "
+                                          "on the same folds for every method"), 100
         else:
             exc, _ = event.payload
             self.status = f"sweep failed: {exc}"
@@ -123,3 +199,7 @@ class Sweeps(param.Parameterized):
     def clear(self) -> None:
         self.frame = pd.DataFrame()
         self.pending_reset = True
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -175,6 +175,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self._build_controls()
         self.state.param.watch(self._on_version, "data_version")
         self.state.param.watch(self._on_metric, "metric")
+        self.state.param.watch(self._on_baselines, "baselines")
         if estimator is not None:
             self._refresh_all()
 
@@ -362,6 +363,17 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _on_metric(self, *_):
         self._show_accuracy()
+        self._sync_url()
+
+    @reported
+    def _on_baselines(self, *_):
+        """A compared method that cannot run on this data is said, not silently dropped."""
+        self._sync_url()
+        left_out = self.state.sweeps.left_out(self.state.baselines, self.state.data)
+        if left_out:
+            self.state.feedback.notify("Compare with: " + "; ".join(
+                f"{name} cannot run here ({why})" for name, why in left_out.items()),
+                "warning")
 
     def _refresh_metric_options(self):
         data = self.state.data
@@ -517,10 +529,13 @@ class ExplorerApp(pn.viewable.Viewer):
             # without a view: "cannot find a view for Legend" on every later layout)
             self._accuracy_methods = tuple(self.state.sweep_methods())
         if self.tabs is None or self._accuracy_visible():
-            current, choice = self.state.sweeps.marks(self.state.metric)
-            self.accuracy.show(self.state.sweeps.frame, self.state.metric,
+            sweeps = self.state.sweeps
+            current, choice = sweeps.marks(self.state.metric)
+            differences, verdicts = sweeps.differences(self.state.metric)
+            self.accuracy.show(sweeps.frame, self.state.metric,
                                methods=self._accuracy_methods, current=current, choice=choice,
-                               current_label=self.state.sweeps.current_label)
+                               current_label=sweeps.current_label, differences=differences,
+                               method=sweeps.current, verdicts=verdicts)
             self._accuracy_stale = False
         else:
             self._accuracy_stale = True

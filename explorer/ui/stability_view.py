@@ -62,8 +62,10 @@ class StabilityRun:
 
 
 class StabilityView(pn.viewable.Viewer):
-    """Run / Stop, Φ̂ with its 95 % interval as resamples arrive, selection frequency per
-    feature (named bars, or the image grid), the agreement matrix and both tables as CSV."""
+    """Run / Stop, Φ̂ with its 95 % interval as resamples arrive and, once the label
+    permutations have run, the chance reference beside it (Φ̂ of the same method on permuted
+    labels) with the verdict in words; selection frequency per feature (named bars, or the
+    image grid), the agreement matrix and both tables as CSV."""
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -81,9 +83,13 @@ class StabilityView(pn.viewable.Viewer):
         self.status = pn.pane.Markdown("Fits the method on resamples of the training rows "
                                        "and measures how alike the selected sets are "
                                        "(Nogueira et al.'s Φ̂: 1 = the same features every "
-                                       "time, 0 = no better than chance).",
+                                       "time, 0 = what random sets of that size give), then "
+                                       "on permuted labels: how stable the method is on "
+                                       "labels that carry nothing.",
                                        css_classes=["stability-status"])
-        self._pipe = Pipe(data=[])
+        self.verdict = pn.pane.Markdown("", css_classes=["stability-verdict"],
+                                        sizing_mode="stretch_width")
+        self._pipe = Pipe(data=([], None))
         self.phi_plot = pn.pane.HoloViews(hv.DynamicMap(self._phi_curve, streams=[self._pipe]),
                                           sizing_mode="stretch_width",
                                           css_classes=["view-phi"])
@@ -100,26 +106,16 @@ class StabilityView(pn.viewable.Viewer):
 
     @staticmethod
     def _phi_curve(data):
-        frame = pd.DataFrame(data, columns=["resamples", "phi", "low", "high"])
-        frame = frame.dropna()
-        last = float(frame["resamples"].max()) if len(frame) else 2.0
-        band = hv.Spread((frame["resamples"], frame["phi"],
-                          frame["phi"] - frame["low"], frame["high"] - frame["phi"]),
-                         "resamples", ["phi", "below", "above"]).opts(
-            color=viz.YOURS_COLOR, alpha=0.15, line_alpha=0, framewise=True)
-        curve = hv.Curve(frame, "resamples", "phi").opts(color=viz.YOURS_COLOR, line_width=2,
-                                                         tools=["hover"], framewise=True)
-        # the ranges from the data each time: a DynamicMap keeps its first (empty) frame's
-        return (band * curve).opts(title="Φ̂ and its 95 % interval as resamples arrive",
-                                   ylabel="Φ̂", xlabel="resamples", ylim=(-0.1, 1.05),
-                                   xlim=(2, max(3.0, last)), responsive=True, height=260,
-                                   show_grid=True)
+        progress, chance = data
+        frame = pd.DataFrame(progress, columns=["resamples", "phi", "low", "high"])
+        return viz.phi_plot(frame, chance).opts(responsive=True, height=260, **viz.BEST_LEGEND)
 
     # ----------------------------------------------------------------- run
     def start(self, method: str, data, params: dict, others: list[str], k) -> None:
         self.result, self.agreement, self.dataset = None, None, data
         self._phis = []
-        self._pipe.send([])
+        self._pipe.send(([], None))
+        self.verdict.object = ""
         self.matrix.visible = False
         self.differences.object = ""
         params = {n: v for n, v in params.items() if n != "warm_start"}
@@ -136,10 +132,15 @@ class StabilityView(pn.viewable.Viewer):
             if event.kind == "stability-done":
                 continue
             update = event.payload
-            if update["kind"] == "resample":
+            if update["kind"] == "resample" and update.get("stage") == "chance":
+                self.status.object = (f"chance reference: permutation "
+                                      f"{update['permutation'] + 1}/{update['n_permutations']}"
+                                      f" of the labels, resample {update['n_done']}/"
+                                      f"{update['n_resamples']}")
+            elif update["kind"] == "resample":
                 low, high = update["phi_ci"]
                 self._phis.append((update["n_done"], update["phi"], low, high))
-                self._pipe.send(list(self._phis))
+                self._pipe.send((list(self._phis), None))
                 self.status.object = self._line(update["n_done"], update["n_resamples"],
                                                  update["phi"], (low, high))
             elif update["kind"] == "result":
@@ -161,8 +162,15 @@ class StabilityView(pn.viewable.Viewer):
     def _draw_frequency(self) -> None:
         r = self.result
         ds = self.dataset
-        self.status.object = self._line(r.n_resamples, int(self.resamples.value), r.phi,
-                                        r.phi_ci) + f" · mean Jaccard {r.jaccard:.3f}"
+        if r.empty:
+            self.status.object = (f"{r.method} selected no feature on any resample: the "
+                                  "model is empty")
+        else:
+            self.status.object = self._line(r.n_resamples, int(self.resamples.value), r.phi,
+                                            r.phi_ci) + f" · mean Jaccard {r.jaccard:.3f}"
+        self.verdict.object = r.verdict()
+        chance = None if r.chance is None else (r.chance.phi, *r.chance.band)
+        self._pipe.send((list(self._phis), chance))
         shape = getattr(ds, "image_shape", None)
         if shape is not None and int(np.prod(shape)) == r.frequency.size:
             # square pixels: a figure of fixed size
@@ -202,7 +210,7 @@ class StabilityView(pn.viewable.Viewer):
 
     def __panel__(self):
         return pn.Column(pn.Row(self.resamples, self.start_button, self.stop_button),
-                         self.status, self.phi_plot, self.frequency,
+                         self.status, self.phi_plot, self.verdict, self.frequency,
                          pn.Row(self.download_frequency, self.download_agreement),
                          self.matrix, self.differences, sizing_mode="stretch_width")
 

@@ -349,11 +349,15 @@ class SparsityView(pn.viewable.Viewer):
 
 
 class AccuracyView(pn.viewable.Viewer):
-    """A cross-validated measure versus #selected features, one curve (± one sd band) per
-    swept method, the current setting and the one-standard-error choice marked; seconds per
-    fit below; the sweep's rows as CSV."""
+    """A cross-validated measure versus #selected features, one curve per swept method with
+    the 95 % interval of its mean over the repeated folds as a band, the current setting and
+    the one-standard-error choice marked; below it the current method minus each other method
+    at the same k (fold for fold, intervals corrected for overlapping training sets, zero
+    marked) with the verdicts in words; seconds per fit; the sweep's rows and every fold's
+    scores as CSV."""
 
-    TITLE = "cross-validated measure versus #features"
+    TITLE = "cross-validated measure versus #features (band: 95 % interval of the mean)"
+    DIFFERENCES_TITLE = "current method minus each other one at the same k (95 % intervals)"
 
     def __init__(self, frame: pd.DataFrame | None = None, metric: str = "accuracy",
                  height: int = 320, **params):
@@ -362,16 +366,29 @@ class AccuracyView(pn.viewable.Viewer):
         self.metric = metric
         self.methods: tuple[str, ...] = ()
         self.frame = frame if frame is not None else pd.DataFrame()
+        self.differences = pd.DataFrame()
         empty = (self.frame, metric, (), None, None, None)
         self._pipe = Pipe(data=empty)
         self.pane = pn.pane.HoloViews(
             linked_axes=False, object=hv.DynamicMap(lambda data: viz.accuracy_plot(
                 data[0], data[1], METRICS[data[1]].label if data[1] in METRICS else data[1],
-                methods=data[2], current=data[3], choice=data[4], current_label=data[5]),
+                methods=data[2], current=data[3], choice=data[4], current_label=data[5],
+                bounded=data[1] in METRICS and METRICS[data[1]].proportion),
                 streams=[self._pipe]).opts(hv.opts.Overlay(
                     responsive=True, height=height, title=self.TITLE,
                     show_grid=True, **viz.BEST_LEGEND)),
             sizing_mode="stretch_width", css_classes=["view-accuracy"])
+        self._diff_pipe = Pipe(data=(pd.DataFrame(), "", metric, ()))
+        self.difference_pane = pn.pane.HoloViews(
+            linked_axes=False, object=hv.DynamicMap(lambda data: viz.difference_plot(
+                data[0], data[1], METRICS[data[2]].label if data[2] in METRICS else data[2],
+                others=data[3], points=data[2] not in METRICS or METRICS[data[2]].proportion),
+                streams=[self._diff_pipe]).opts(
+                hv.opts.Overlay(responsive=True, height=240, title=self.DIFFERENCES_TITLE,
+                                show_grid=True, **viz.BEST_LEGEND)),
+            sizing_mode="stretch_width", css_classes=["view-differences"])
+        self.verdicts = pn.pane.Markdown("", css_classes=["sweep-verdicts"],
+                                         sizing_mode="stretch_width")
         self._times = Pipe(data=empty)
         self.times = pn.pane.HoloViews(
             linked_axes=False, object=hv.DynamicMap(
@@ -382,14 +399,19 @@ class AccuracyView(pn.viewable.Viewer):
             sizing_mode="stretch_width", css_classes=["view-fit-time"])
         self.download = W.download("Download sweep CSV", "sweep.csv", self._csv,
                                    "download-sweep")
+        self.download_folds = W.download("Download every fold CSV", "sweep_folds.csv",
+                                         self._folds_csv, "download-folds")
 
     def show(self, frame: pd.DataFrame, metric: str | None = None,
              methods: tuple[str, ...] | None = None, current=None, choice=None,
-             current_label: str | None = None) -> None:
+             current_label: str | None = None, differences: pd.DataFrame | None = None,
+             method: str | None = None, verdicts: list[str] | None = None) -> None:
         """Draw ``frame``; ``methods`` (the ones being swept) get their curves and legend
         entries from the start, empty until their rows arrive; ``current`` and ``choice``
         are (#features, measure) points or None; ``current_label`` names the current
-        setting's mark (say why it has none)."""
+        setting's mark (say why it has none); ``differences`` (the core's frame of
+        ``method`` minus each other method) and ``verdicts`` (their words) fill the panel
+        below."""
         self.metric = metric or self.metric
         if methods is not None:
             self.methods = tuple(methods)
@@ -397,18 +419,43 @@ class AccuracyView(pn.viewable.Viewer):
         data = (frame, self.metric, self.methods, current, choice, current_label)
         self._pipe.send(data)
         self._times.send(data)
-        _forget_drawn(self.pane, self.times)
+        self.differences = differences if differences is not None else pd.DataFrame()
+        method = method or (self.methods[0] if self.methods else "")
+        self._diff_pipe.send((self.differences, method, self.metric, self.methods))
+        self.verdicts.object = self._verdict_text(method, verdicts)
+        _forget_drawn(self.pane, self.times, self.difference_pane)
+
+    def _verdict_text(self, method: str, verdicts: list[str] | None) -> str:
+        if verdicts:
+            return "\n".join(f"* {line}" for line in verdicts)
+        if self.frame is None or self.frame.empty:
+            return ""
+        return (f"*No difference to show yet: {method or 'the current method'} and another "
+                "method that can be asked for k need rows at the same k.*")
 
     def _csv(self):
         buf = io.StringIO()
-        frame = self.frame.drop(columns=[c for c in ("supports", "estimator")
-                                         if c in self.frame.columns])
+        frame = self.frame.drop(columns=[c for c in self.frame.columns
+                                         if c in ("supports", "estimator") or
+                                         c.endswith("_folds")])
+        frame.to_csv(buf, index=False)
+        buf.seek(0)
+        return buf
+
+    def _folds_csv(self):
+        from ..experiments import folds_frame
+
+        buf = io.StringIO()
+        frame = folds_frame(self.frame)
+        frame["selection"] = [" ".join(map(str, s)) for s in frame["selection"]]
         frame.to_csv(buf, index=False)
         buf.seek(0)
         return buf
 
     def __panel__(self):
-        return pn.Column(self.pane, self.times, self.download, sizing_mode="stretch_width")
+        return pn.Column(self.pane, self.difference_pane, self.verdicts, self.times,
+                         pn.Row(self.download, self.download_folds),
+                         sizing_mode="stretch_width")
 
 
 class SelectedTable(pn.viewable.Viewer):

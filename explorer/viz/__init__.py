@@ -1,6 +1,7 @@
 """Pure functions from records and results to frames (``_frames``) and HoloViews elements
 (``_elements``). No Panel here, and no numerics beyond arranging what the core computed."""
 
+from ._compare import difference_plot
 from ._elements import (
     BEST_LEGEND,
     LEGEND_OPTS,
@@ -49,11 +50,12 @@ from ._lessons import (
     simplex_weights,
     violation_bars,
 )
-from ._stability import agreement_heatmap, frequency_bars, frequency_image
+from ._stability import agreement_heatmap, frequency_bars, frequency_image, phi_plot
 
 __all__ = [
     "BEST_LEGEND", "LEGEND_OPTS", "MAP_LABELS", "SELECTED_COLOR", "YOURS_COLOR",
-    "add_svg_save", "agreement_heatmap", "frequency_bars", "frequency_image",
+    "add_svg_save", "agreement_heatmap", "difference_plot", "frequency_bars", "frequency_image",
+    "phi_plot",
     "svg_save_everywhere", "confusion_heatmap", "decision_slice", "gap_trace", "group_norm_bars",
     "level_bounds", "ratio_curve", "simplex_weights", "violation_bars",
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",

@@ -430,15 +430,17 @@ def name_the_columns(plot, element) -> None:
 
 def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
                   methods: Sequence[str] = (), current=None, choice=None,
-                  current_label: str | None = None) -> hv.Overlay:
+                  current_label: str | None = None, bounded: bool = False) -> hv.Overlay:
     """Metric versus #selected features on a log axis, one curve (with points, in order of
     #features) per method: ``methods`` (those being swept, each drawn from the start, empty
     until its rows arrive, so the legend's entries do not change as a sweep fills in), then
-    any other in ``frame``. Cross-validated rows (a ``<metric>_sd`` column) get a band of
-    ± one standard deviation over the folds. ``current`` and ``choice`` — (#features, value)
-    or None — mark the current model and the one-standard-error choice (always in the
-    legend, empty until known; ``current_label`` renames the first, e.g. to say that the
-    current setting is not a point of this sweep)."""
+    any other in ``frame``. Cross-validated rows get a band: the 95 % interval of each mean
+    over the repeated folds (``<metric>_low``/``_high``), or ± one standard deviation over the
+    folds for rows without it. ``current`` and ``choice`` — (#features, value) or None — mark
+    the current model and the one-standard-error choice (always in the legend, empty until
+    known; ``current_label`` renames the first, e.g. to say that the current setting is not a
+    point of this sweep; ``bounded``: the measure is a share, its bands clipped to
+    [0, 1]). Both axes span every point and band drawn, on every frame."""
     label = label or metric
     x = hv.Dimension("swept_n_selected", label="#selected features")
     if frame is None or frame.empty or metric not in frame:
@@ -454,35 +456,61 @@ def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
     for column in ("value", "fit_time"):
         if column not in frame:
             frame[column] = np.nan
-    sd = f"{metric}_sd"
+    low, high, sd = f"{metric}_low", f"{metric}_high", f"{metric}_sd"
     # a log axis shows no point at 0 features (or a failed point): those are left out
-    frame = frame[frame["swept_n_selected"].astype(float) > 0]
+    frame = frame[frame["swept_n_selected"].astype(float) > 0].copy()
+    centre = frame[metric].astype(float)
+    if low in frame and high in frame:
+        lower, upper = frame[low].astype(float).fillna(centre), \
+            frame[high].astype(float).fillna(centre)
+    elif sd in frame:
+        spread = frame[sd].astype(float).fillna(0.0)
+        lower, upper = centre - spread, centre + spread
+    else:
+        lower = upper = None
+    if lower is not None:
+        if bounded:  # a share stays in [0, 1]
+            lower, upper = lower.clip(0.0, 1.0), upper.clip(0.0, 1.0)
+        frame["_below"], frame["_above"] = centre - lower, upper - centre
     order = list(dict.fromkeys([*map(str, methods), *map(str, frame["method"].unique())]))
     items = []
     for i, method in enumerate(order):
         rows = frame[frame["method"].astype(str) == method]
         rows = rows.sort_values(["swept_n_selected", "value"], kind="stable")
         color = PALETTE[i % len(PALETTE)]
-        if sd in rows:
-            items.append(hv.Spread(rows, x, [metric, sd]).opts(
+        if "_below" in rows:
+            items.append(hv.Spread(rows, x, [metric, "_below", "_above"]).opts(
                 color=color, alpha=0.15, line_alpha=0, framewise=True))
         items.append(hv.Curve(rows, x, metric, label=str(method)).opts(
             color=color, line_width=2, framewise=True))
         items.append(hv.Scatter(rows, x, [metric, "value", "fit_time"],
                                 label=str(method)).opts(color=color, size=7,
                                                         tools=["hover"], framewise=True))
+    marks = []
     for point, name, marker in ((choice, "one-standard-error choice", "diamond"),
                                 (current, current_label or "current setting", "star")):
         xy = [point] if point is not None else []
+        marks.extend(xy)
         items.append(hv.Scatter(xy, x, metric, label=name).opts(
             color=YOURS_COLOR if marker == "star" else "#7f7f7f", marker=marker,
             size=16 if marker == "star" else 13, framewise=True))
     # a dimension name of its own: HoloViews links axes of equal dimensions across plots,
-    # and "n_selected" is also the y-axis of the selected-features-per-iteration plot
-    # nothing drawn yet: a log axis needs a positive range of its own
-    empty = {} if len(frame) else {"xlim": (1, 100)}
+    # and "n_selected" is also the y-axis of the selected-features-per-iteration plot.
+    # The ranges from the data on every frame: a DynamicMap keeps its first frame's ranges,
+    # and a sweep's later points (RFE at 256 features) fell off an axis cut at 100
+    xs = np.concatenate([frame["swept_n_selected"].astype(float).to_numpy(),
+                         [float(p[0]) for p in marks]])
+    ys = np.concatenate([centre.to_numpy(), [float(p[1]) for p in marks]])
+    if "_below" in frame:
+        ys = np.concatenate([ys, (centre - frame["_below"]).to_numpy(),
+                             (centre + frame["_above"]).to_numpy()])
+    limits = {"xlim": log_span(xs) if np.isfinite(xs).any() else (1, 100)}
+    ys = ys[np.isfinite(ys)]
+    if ys.size:
+        pad = max(0.05 * (ys.max() - ys.min()), 1e-3 * max(1.0, abs(ys.max())))
+        limits["ylim"] = (ys.min() - pad, ys.max() + pad)
     return hv.Overlay(items).opts(xlabel="#selected features (log scale)", ylabel=label,
-                                  logx=True, legend_position="bottom_right", **empty)
+                                  logx=True, legend_position="bottom_right", **limits)
 
 
 def fit_time_plot(frame: pd.DataFrame, methods: Sequence[str] = ()) -> hv.Overlay:

@@ -7,7 +7,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 
-from ._elements import PALETTE, TRUTH_COLOR
+from ._elements import PALETTE, TRUTH_COLOR, YOURS_COLOR
 
 
 def frequency_bars(table: pd.DataFrame, top: int = 20, truth=None,
@@ -51,3 +51,43 @@ def agreement_heatmap(jaccard: pd.DataFrame,
     text = [(a, b, f"{v:.2f}") for a, b, v in rows]
     labels = hv.Labels(text, ["method", "other"], "text").opts(text_font_size="10pt")
     return heat * labels
+
+
+def phi_plot(progress: pd.DataFrame, chance=None,
+             covers: str = "resamples of this training set") -> hv.Overlay:
+    """Φ̂ and its 95 % interval as resamples arrive (``progress``: resamples, phi, low,
+    high), and the chance reference beside it: ``chance`` = (Φ̂ on permuted labels, the low
+    and high end of its expected range) drawn as a grey band across the plot. The y range
+    spans the interval, the band and 0."""
+    frame = progress.dropna() if progress is not None else pd.DataFrame(
+        columns=["resamples", "phi", "low", "high"])
+    last = float(frame["resamples"].max()) if len(frame) else 2.0
+    right = max(3.0, last)
+    items = []
+    ys = [0.0, 1.0]
+    if chance is not None and all(np.isfinite(chance)):
+        centre, low, high = (float(v) for v in chance)
+        xs = np.array([2.0, right])
+        items.append(hv.Spread((xs, np.full(2, centre), np.full(2, centre - low),
+                                np.full(2, high - centre)), "resamples",
+                               ["phi", "below", "above"],
+                               label="on permuted labels (expected range)").opts(
+            color="#7f7f7f", alpha=0.25, line_alpha=0))
+        items.append(hv.Curve((xs, np.full(2, centre)), "resamples", "phi",
+                              label="on permuted labels").opts(color="#7f7f7f",
+                                                               line_dash="dashed"))
+        ys += [low, high]
+    items.append(hv.Spread((frame["resamples"], frame["phi"], frame["phi"] - frame["low"],
+                            frame["high"] - frame["phi"]), "resamples",
+                           ["phi", "below", "above"]).opts(
+        color=YOURS_COLOR, alpha=0.15, line_alpha=0, framewise=True))
+    items.append(hv.Curve(frame, "resamples", "phi", label="Φ̂ (this method)").opts(
+        color=YOURS_COLOR, line_width=2, tools=["hover"], framewise=True))
+    ys += frame["low"].tolist() + frame["high"].tolist()
+    ys = np.asarray(ys, dtype=float)
+    ys = ys[np.isfinite(ys)]
+    low, high = max(-1.0, ys.min() - 0.05), min(1.05, ys.max() + 0.05)
+    return hv.Overlay(items).opts(
+        title=f"Φ̂ and its 95 % interval (over the {covers}) as resamples arrive",
+        ylabel="Φ̂", xlabel="resamples", ylim=(low, high), xlim=(2, right),
+        legend_position="bottom_right", show_grid=True)

@@ -42,3 +42,32 @@ def test_stability_fills_in_phi_and_the_agreement(page: Page, server, server_log
     expect(page.locator(".download-stability")).to_be_visible()
     shot(page)
     assert "Traceback" not in server_log()
+
+
+def test_stability_draws_its_chance_reference_and_says_what_it_means(page: Page, server,
+                                                                      server_log, shot):
+    page.goto(f"{server}/explorer?dataset=breast-cancer&method=fgm&k=5")
+    settled_status(page)
+    page.locator(".view-tabs").get_by_text("Stability").click()
+    page.locator(".btn-stability button").click()
+    wait_text(page, ".stability-status", "chance reference: permutation", timeout=60)
+    verdict = wait_text(page, ".stability-verdict", "on permuted labels", timeout=90)
+    numbers = re.search(r"Φ̂ = ([\d.]+) \(95 % interval ([\d.-]+) – ([\d.]+), over the "
+                        r"resamples of this training set\); on permuted labels Φ̂ = ([\d.-]+) "
+                        r"\(expected range ([\d.-]+) – ([\d.]+), 10 permutations\): (.*)",
+                        verdict)
+    assert numbers, verdict
+    phi, chance_high = float(numbers.group(1)), float(numbers.group(6))
+    assert numbers.group(7).startswith("more stable than on noise") == (phi > chance_high)
+    fig = wait_for(lambda: (lambda f: f if f and any(
+        "phi" in g["cols"] and len(set(g["cols"].get("resamples", []))) == 2 and
+        g["type"] == "Line" for g in f["glyphs"]) else None)(
+        page.evaluate(FIGURE, "Φ̂ and its 95 % interval")), 20)
+    # the reference's dashed line at its Φ̂, across the plot, inside the y range
+    lines = [g for g in fig["glyphs"] if g["type"] == "Line" and
+             len(set(g["cols"]["phi"])) == 1]
+    chance = float(numbers.group(4))
+    assert any(abs(g["cols"]["phi"][0] - chance) < 5e-4 for g in lines), lines
+    assert fig["y"][0] <= float(numbers.group(5)) and fig["y"][1] >= chance_high
+    shot(page)
+    assert "Traceback" not in server_log()

@@ -22,6 +22,7 @@ from ._numba import (
     dense_take_rows,
     f1_most_violated_table,
     fsa_dense_steps,
+    fsa_next_eta,
     l1sq_scales,
     lp_ball_projection,
     pl_forward,
@@ -438,7 +439,8 @@ def _column_hits(X, wanted, start, stop, width):
 
 
 __all__ = ["GroupIndex", "TopK", "apg_l1sq_dense", "dense_take_rows", "f1_most_violated_table",
-           "fsa_dense_steps", "l1sq_scales", "lp_ball_projection", "one_blas_thread",
+           "fsa_dense_steps", "fsa_next_eta", "l1sq_scales", "lp_ball_projection",
+           "one_blas_thread",
            "pl_forward", "pl_gradient",
            "poly2_block_scores", "scaled_trial",
            "take_columns", "top_k", "xts"]

@@ -742,7 +742,8 @@ def _columns_dot(X, cols, count, r, g):
 # divisor (none can be zero here), which is what lets the per-example loops vectorise
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
 def _fsa_outputs(X, row_major, mean, scale, beta, alive, b, w, cols, f):
-    """f = Zβ + b for the alive columns of the implicitly standardised working matrix."""
+    """f = Zβ + b for the alive columns of the implicitly standardised working matrix;
+    returns how many columns moved it (their products were taken)."""
     n, W = X.shape
     offset = b
     n_moving = 0
@@ -764,6 +765,7 @@ def _fsa_outputs(X, row_major, mean, scale, beta, alive, b, w, cols, f):
         for i in range(n):
             f[i] = offset
         _columns_times(X, cols, n_moving, w, f)
+    return n_moving
 
 
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
@@ -804,26 +806,76 @@ def _fsa_data_term(f, y, code, h, weight, r, scratch):
     return weight * total, rsum
 
 
+REJECTED, AT_ONCE, AFTER_CUTS = 0, 1, 2  # what became of a trial step (fsa_next_eta)
+MAX_WAIT = 64.0  # most steps accepted at once that FSA's η waits for before doubling again
+
+
+@nb.njit(nogil=True, cache=True)
+def fsa_next_eta(eta, eta_max, outcome, bound, rule):
+    """FSA's step size after a trial step d of size η. ``rule`` holds the rule's state:
+    [steps accepted at once since the last change, the number of them to wait for before
+    doubling, whether this step's η was just doubled]. A ``REJECTED`` step is retried at
+    η/2ʲ, the first halving at or below 1/``bound`` — ``bound`` = l″_max·Σ_i(Δf_i)²/‖d‖² (Δf
+    the outputs' change along d, l″_max the loss's curvature bound) bounds the data term's
+    curvature anywhere along that direction, so the retry is a step it certainly allows
+    (from β = 0, where the logistic loss is at its most curved, the bound is attained: the
+    first step's search ends after one cut instead of halving η = 20 seven times); a doubling
+    rejected at once doubles the wait before the next one (up to ``MAX_WAIT`` steps), so a
+    curvature that the doubled step exceeds — the squared loss's, constant — costs a few
+    rejected trials, not one every other step. After ``AT_ONCE`` acceptances for the wait, η
+    doubles, up to ``eta_max`` (a doubling that holds resets the wait to one step);
+    ``AFTER_CUTS`` keeps η. η stays η_max/2ʲ: the same steps for every storage of X. The
+    backtracking of proximal gradient methods (Beck & Teboulle 2009)."""
+    if outcome == REJECTED:
+        if rule[2] != 0.0:
+            rule[1] = min(2.0 * rule[1], MAX_WAIT)
+            rule[2] = 0.0
+        rule[0] = 0.0
+        cut = 0.5 * eta
+        if bound > 0.0 and bound < np.inf:
+            while cut > 1.0 / bound and cut > 1e-300:
+                cut *= 0.5
+        return cut
+    if outcome == AFTER_CUTS:
+        rule[0] = 0.0
+        rule[2] = 0.0
+        return eta
+    if rule[2] != 0.0:
+        rule[1] = 1.0
+        rule[2] = 0.0
+    rule[0] += 1.0
+    if rule[0] >= rule[1] and eta < eta_max:
+        rule[0] = 0.0
+        rule[2] = 1.0
+        return min(eta_max, 2.0 * eta)
+    return eta
+
+
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
-def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, b, eta,
-                    eta_max, streak, grow_after, max_halvings, slack, ridge, fit_intercept,
-                    schedule, e0, budget, first, compact_at, stop, loss_out, beta_out,
-                    alive_out, b_out, eta_out):
+def fsa_dense_steps(X, row_major, y, code, h, weight, curv, mean, scale, beta, alive, b, eta,
+                    eta_max, rule, max_halvings, slack, ridge, fit_intercept, schedule, e0, budget,
+                    first, compact_at, stop, g0, loss_out, beta_out, alive_out, b_out, eta_out,
+                    work):
     """Up to ``budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on a dense working
     matrix X (n × W, standardised implicitly by ``mean``/``scale``): gradient step with the
     ridge prior's exact prox, keep the ``schedule[e]`` largest |β| of the alive columns (ties:
-    the earlier column), the step size chosen by :class:`explorer.engines.fsa.annealing.StepRule`
-    (η halved until the new model lies under the data term's quadratic majoriser, doubled
-    after ``grow_after`` steps accepted at once, at most ``eta_max``; ``slack``: the test's
-    rounding allowance relative to the values). The compiled path of
+    the earlier column), the step size chosen by :func:`fsa_next_eta` (cut until the new model
+    lies under the data term's quadratic majoriser, doubled after steps accepted at once, at
+    most ``eta_max``; ``rule`` its state, updated in place;
+    ``slack``: the test's rounding allowance relative to the values; ``curv``: the data
+    term's curvature bound per example, its weight times the loss's). The compiled path of
     ``AnnealingRun._step``, the same arithmetic (sums reassociated for SIMD); ``beta``,
-    ``alive`` (W,) are updated in place.
+    ``alive`` (W,) are updated in place. ``g0`` (W values, or none): Xᵀr of the first
+    iteration, already taken (FSA's first pass over X computes it with the moments).
 
-    Writes per step the loss before it, β, the alive mask, the intercept and η after it.
+    Writes per step the loss before it, β, the alive mask, the intercept and η after it;
+    adds to ``work`` the matrix cells its products read (``work[0]``) and the trial steps the
+    majoriser test rejected (``work[1]``).
     Stops early when the loss is not finite or exceeds 1e3·``first`` (status 1), no halving
     gives a finite step under the majoriser (status 1, that step not written), another
     thread sets ``stop[0]`` (status 2), or ``compact_at`` columns are dead.
-    Returns (b, steps written, status, first, η, streak, objective of the final model)."""
+    Returns (b, steps written, status, first, η for the next step, objective of the final
+    model)."""
     n, W = X.shape
     f = np.empty(n)
     r = np.empty(n)
@@ -840,7 +892,8 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
     for j in range(W):
         if alive[j]:
             n_alive += 1
-    _fsa_outputs(X, row_major, mean, scale, beta, alive, b, w, cols, f)
+    n_moving = _fsa_outputs(X, row_major, mean, scale, beta, alive, b, w, cols, f)
+    work[0] += n * (W if row_major and n_moving > 0 else n_moving)
     data, rsum = _fsa_data_term(f, y, code, h, weight, r, scratch)
     steps = 0
     status = 0
@@ -858,13 +911,17 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
         if not np.isfinite(loss) or loss > 1e3 * max(first, 1e-12):
             status = 1
             break
-        if row_major:
+        if k == 0 and g0.size == W:
+            for j in range(W):
+                g[j] = g0[j]
+        elif row_major:
             for j in range(W):
                 g[j] = 0.0
             for i in range(n):
                 ri = r[i]
                 for j in range(W):
                     g[j] += X[i, j] * ri
+            work[0] += n * W
         else:
             q = 0
             for j in range(W):
@@ -872,16 +929,14 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
                     moving[q] = j
                     q += 1
             _columns_dot(X, moving, q, r, g)
+            work[0] += n * q
         for j in range(W):
             if alive[j]:
                 g[j] = (g[j] - mean[j] * rsum) / scale[j]
         gb = rsum if fit_intercept else 0.0
-        if streak >= grow_after and eta < eta_max:
-            eta = min(eta_max, 2.0 * eta)
-            streak = 0
         M = schedule[e0 + k]
-        rejected = False
         accepted = False
+        cut = False
         b_c = b
         data_c = rsum_c = 0.0
         for _halving in range(max_halvings):
@@ -901,9 +956,18 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
                         ids[q] = j
                         size[q] = -abs(beta_c[j])
                         q += 1
-                order = np.argsort(size, kind="mergesort")
-                for q in range(M, n_alive):
-                    j = ids[order[q]]
+                # the M largest |β| (ties: the earlier column), by selection, not a sort
+                threshold = np.partition(size, M - 1)[M - 1]
+                room = M
+                for q in range(n_alive):
+                    room -= size[q] < threshold
+                for q in range(n_alive):
+                    if size[q] < threshold:
+                        continue
+                    if size[q] == threshold and room > 0:
+                        room -= 1
+                        continue
+                    j = ids[q]
                     alive_c[j] = False
                     beta_c[j] = 0.0
             for j in range(W):
@@ -915,7 +979,8 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
                         big = a
             if not finite or big > 1e150:
                 break
-            _fsa_outputs(X, row_major, mean, scale, beta_c, alive_c, b_c, w, cols, fc)
+            n_moving = _fsa_outputs(X, row_major, mean, scale, beta_c, alive_c, b_c, w, cols, fc)
+            work[0] += n * (W if row_major and n_moving > 0 else n_moving)
             data_c, rsum_c = _fsa_data_term(fc, y, code, h, weight, rc, scratch)
             lin = 0.0
             sq = 0.0
@@ -925,16 +990,21 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
                     lin += g[j] * d
                     sq += d * d
             db = b_c - b
-            bound = data + lin + gb * db + (sq + db * db) / (2.0 * eta)
+            norm2 = sq + db * db
+            bound = data + lin + gb * db + norm2 / (2.0 * eta)
             if data_c <= bound + slack * max(abs(data), abs(data_c)) + 1e-300:
                 accepted = True
                 break
-            eta /= 2.0
-            rejected = True
+            moved = 0.0
+            for i in range(n):
+                moved += (fc[i] - f[i]) * (fc[i] - f[i])
+            eta = fsa_next_eta(eta, eta_max, REJECTED,
+                               curv * moved / norm2 if norm2 > 0 else 0.0, rule)
+            cut = True
+            work[1] += 1
         if not accepted:
             status = 1
             break
-        streak = 0 if rejected else streak + 1
         for j in range(W):
             alive[j] = alive_c[j]
             beta[j] = beta_c[j]
@@ -948,6 +1018,7 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
         alive_out[k, :] = alive
         b_out[k] = b
         eta_out[k] = eta
+        eta = fsa_next_eta(eta, eta_max, AFTER_CUTS if cut else AT_ONCE, 0.0, rule)
         steps = k + 1
         if W - n_alive >= compact_at:
             break
@@ -955,4 +1026,4 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, mean, scale, beta, alive, 
     for j in range(W):
         if alive[j]:
             prior += beta[j] * beta[j]
-    return b, steps, status, first, eta, streak, data + ridge * prior
+    return b, steps, status, first, eta, data + ridge * prior

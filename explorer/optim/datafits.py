@@ -31,6 +31,12 @@ class Datafit:
     def curvature(self) -> float:
         return self.weight * self.n * self.loss.curvature if self.weight else 0.0
 
+    @property
+    def point_curvature(self) -> float:
+        """c with the data term's curvature along any change Δf of the outputs at most
+        c·‖Δf‖²: the weight of an example times the loss's curvature bound."""
+        return self.weight * self.loss.curvature
+
     def value(self, f: np.ndarray) -> float:
         return self.weight * float(np.sum(self.loss.value_at(self.y, f)))
 
@@ -93,6 +99,15 @@ class PairwiseDatafit:
         self.n_pairs = self.i.size
 
     curvature = 0.5  # the logistic loss of a difference f_i − f_j: 2 × 0.25
+
+    @property
+    def point_curvature(self) -> float:
+        """c with the mean pairwise loss's curvature along Δf at most c·‖Δf‖²: its Hessian
+        is 0.25/P times a graph Laplacian over the pairs, whose norm is at most twice the
+        largest number of pairs an example is in."""
+        degree = np.bincount(np.concatenate([self.i, self.j]), minlength=self.n).max()
+        return 0.25 * 2.0 * float(degree) / self.n_pairs
+
     def value(self, f):
         d = f[self.i] - f[self.j]  # every pair has r = 1 (i is the more relevant one)
         return float(np.mean(np.logaddexp(0.0, -d)))

@@ -18,15 +18,19 @@ from tests.conftest import as_layout
 def algorithm_1(X, y, loss, config: Annealing, eta_max):
     """Barbu et al., Algorithm 1, written out on the standardised dense matrix: β ← 0; a
     gradient step on (1/N)Σℓ, the ridge prior's proximal step, keep the M_e largest |β_j|;
-    the step η (at most ``eta_max``) halved until the new model is under the data term's
-    quadratic majoriser, doubled after a step accepted at its first η."""
+    the step η (at most ``eta_max``) accepted when the new model is under the data term's
+    quadratic majoriser, else halved until at most 1/bound — bound the loss's curvature
+    bound times the outputs' squared change over the step's — and doubled after steps
+    accepted at their first η: one, or twice as many after each doubling rejected at once
+    (at most 64), back to one after a doubling that holds."""
     X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
     mean, std = X.mean(0), X.std(0)
     Z = (X - mean) / np.where(std > 0, std, 1.0)
-    datafit = Datafit(make_loss(loss), y)
+    the_loss = make_loss(loss)
+    datafit = Datafit(the_loss, y)
     schedule = fsa_schedule(X.shape[1], config.k, config.n_iter, config.mu)
     alive, beta, b = np.arange(X.shape[1]), np.zeros(X.shape[1]), 0.0
-    eta, grow = eta_max, False
+    eta, streak, wait, grown = eta_max, 0, 1, False
     losses, etas = [], []
     for M_e in schedule:
         f = Z[:, alive] @ beta + b
@@ -34,21 +38,34 @@ def algorithm_1(X, y, loss, config: Annealing, eta_max):
         losses.append(value + config.ridge * beta @ beta)
         r = datafit.gradient(f)
         g, gb = Z[:, alive].T @ r, r.sum()
-        if grow:
-            eta = min(eta_max, 2 * eta)
-        first_try = True
+        cut = False
         while True:
             new = (beta - eta * g) / (1.0 + 2.0 * eta * config.ridge)
             if alive.size > M_e:
                 new[np.argsort(-np.abs(new), kind="stable")[M_e:]] = 0.0
             new_b = b - eta * gb
             d, db = new - beta, new_b - b
-            if datafit.value(Z[:, alive] @ new + new_b) <= \
-                    value + g @ d + gb * db + (d @ d + db * db) / (2 * eta) + 1e-12 * value:
+            f_new = Z[:, alive] @ new + new_b
+            value_new = datafit.value(f_new)
+            norm2 = d @ d + db * db
+            if value_new <= value + g @ d + gb * db + norm2 / (2 * eta) + 1e-12 * value:
                 break
-            eta, first_try = eta / 2, False
-        grow = first_try
+            if grown:  # a doubling rejected at once: wait twice as long for the next
+                wait, grown = min(2 * wait, 64), False
+            bound = the_loss.curvature / len(y) * np.sum((f_new - f) ** 2) / norm2
+            eta /= 2
+            while eta > 1 / bound:
+                eta /= 2
+            cut, streak = True, 0
         etas.append(eta)
+        if cut:
+            streak, grown = 0, False
+        else:
+            if grown:
+                wait, grown = 1, False
+            streak += 1
+            if streak >= wait and eta < eta_max:
+                eta, streak, grown = min(eta_max, 2 * eta), 0, True
         keep = np.flatnonzero(new) if alive.size > M_e else np.arange(alive.size)
         alive, beta, b = alive[keep], new[keep], new_b
     return alive, beta, b, np.array(losses), np.array(etas)

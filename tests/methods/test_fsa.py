@@ -431,10 +431,14 @@ def test_the_lessons_default_converges_and_finds_its_features():
     defaults = {name: p.default for name, p in
                 inspect.signature(FSATeachingPage.__init__).parameters.items()
                 if name in ("k", "mu", "n_iter")}
-    data = load("fsa-correlated", n_samples=400, n_features=200, k_star=defaults["k"])
-    est = FSA(**defaults).fit(data.X, data.y)
-    assert est.converged_
-    assert recovery(est.selected_features_, data.truth)["all_found"]
+    found = []
+    for seed in range(10):  # which of two correlated neighbours is kept varies with the seed
+        data = load("fsa-correlated", n_samples=400, n_features=200, k_star=defaults["k"],
+                    seed=seed)
+        est = FSA(**defaults).fit(data.X, data.y)
+        assert est.converged_
+        found.append(recovery(est.selected_features_, data.truth)["found"])
+    assert np.mean(found) >= 9.0 and max(found) == defaults["k"]
 
 
 def test_a_schedule_too_short_to_converge_warns():

@@ -25,7 +25,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...features import PiecewiseLinearBasis, second_difference
-from ...kernels import column_moments, column_moments_and_xts, xts
+from ...kernels import column_moments, column_moments_and_xts, fsa_next_eta, xts
+from ...kernels._numba import AFTER_CUTS, AT_ONCE, REJECTED
 from ...kernels.chunked import PassInterrupted, interruptible
 from .schedules import fsa_schedule
 
@@ -37,7 +38,7 @@ LOCAL_BYTES = 512 * 2**20   # a dask working set this small is pulled into memor
 PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 MAX_RESTARTS = 30           # halvings of η before a diverging fit gives up
 MAX_HALVINGS = 60           # halvings of η inside one step before the fit counts as diverged
-GROW_AFTER = 1              # steps accepted at once after which η may double again
+_NO_PRODUCT = np.zeros(0)  # no first Xᵀr to hand the compiled steps
 _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 _NO_COLUMNS.setflags(write=False)
 _STEP_KEYS = frozenset(("M_e", "before", "killed", "weights", "values", "eta", "work_columns"))
@@ -131,31 +132,28 @@ class ChunkSteps:
 
 class StepRule:
     """The step size of the annealing loop: at most η_max (the paper's η, or the user's),
-    halved until the step's model — after the kill — lies under the data term's quadratic
+    cut until the step's model — after the kill — lies under the data term's quadratic
     majoriser at the current model (:func:`majorised`, the backtracking test of proximal
-    gradient methods, Beck & Teboulle 2009, applied to the hard-thresholded step), and
-    doubled again after ``GROW_AFTER`` steps accepted at their first η. Such a step cannot
-    diverge, and once the schedule stops killing (e > N_iter/2) the objective decreases
-    monotonically: the loop cannot oscillate, whatever η_max."""
+    gradient methods, Beck & Teboulle 2009, applied to the hard-thresholded step), each cut
+    to a step the rejected direction certainly allows, and doubled again after steps
+    accepted at once, waiting longer after a doubling that failed
+    (:func:`explorer.kernels.fsa_next_eta`). Such a step cannot diverge, and
+    once the schedule stops killing (e > N_iter/2) the objective decreases monotonically: the
+    loop cannot oscillate, whatever η_max."""
 
     def __init__(self, eta_max: float):
         self.eta_max = float(eta_max)
-        self.streak = 0
-        self._rejected = False
+        self.state = np.array([0.0, 1.0, 0.0])  # the compiled steps share it
 
-    def start(self, eta: float) -> float:
-        if self.streak >= GROW_AFTER and eta < self.eta_max:
-            self.streak = 0
-            return min(self.eta_max, 2.0 * eta)
-        return eta
+    def reject(self, eta: float, bound: float) -> float:
+        """The η to try after a step of ``eta`` was rejected (``bound``: the curvature bound
+        along its direction)."""
+        return float(fsa_next_eta(eta, self.eta_max, REJECTED, bound, self.state))
 
-    def reject(self, eta: float) -> float:
-        self._rejected = True
-        return eta / 2.0
-
-    def accept(self) -> None:
-        self.streak = 0 if self._rejected else self.streak + 1
-        self._rejected = False
+    def accept(self, eta: float, at_once: bool) -> float:
+        """The next step's η after a step of ``eta`` was accepted."""
+        return float(fsa_next_eta(eta, self.eta_max, AT_ONCE if at_once else AFTER_CUTS, 0.0,
+                                  self.state))
 
 
 def majorised(value_new, value, grad, grad_b, d, d_b, eta, slack=1e-12) -> bool:
@@ -201,7 +199,7 @@ def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, emit_deferre
     chunk's by ``emit_deferred`` when given, the protocol of
     :meth:`~explorer.methods.base.Recorder.emit_deferred`, which may build them later); a run
     whose loss diverges restarts from the start at η/2 (``reset()`` tells the caller its
-    records start over). Returns (the finished run, the η used, its outcome: "done",
+    records start over). Returns (the finished run, the last step's η, its outcome: "done",
     "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``interrupt()`` is polled
     inside passes over a chunked X (see :meth:`AnnealingRun.run`). ``moments``:
     X's :func:`standard_moments` when the caller has them (computed once for every restart);
@@ -216,10 +214,15 @@ def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, emit_deferre
         eta /= 2.0
         if reset is not None:
             reset()
-    return run, run.eta, outcome
+    return run, run.step_eta, outcome
 
 
-def gram_norm(X, config: Annealing, rows: int = 2000, n_power: int = 20, seed: int = 0) -> float:
+GRAM_ROWS, GRAM_POWER = 2000, 20  # gram_norm's rows and power iterations
+GRAM_PASSES = 2 * GRAM_POWER  # … two products each, over the rows taken
+
+
+def gram_norm(X, config: Annealing, rows: int = GRAM_ROWS, n_power: int = GRAM_POWER,
+              seed: int = 0) -> float:
     """1.1·λ_max(DᵀD/N) of the design D the gradient sees (standardised X, or the
     piecewise-linear responses), by power iteration on up to ``rows`` rows."""
     rng = np.random.default_rng(seed)
@@ -265,11 +268,13 @@ class AnnealingRun:
         self.on_state = on_state
         self.X = X
         self.datafit = datafit
-        self.eta = eta
+        self.eta = eta  # the next step's
+        self.step_eta = eta  # the last step's
         self.rule = StepRule(eta)
         self.slack = rounding_slack(X)
         self._carried = None  # (outputs, data term) of the current model, when known
         self.final_loss = np.nan  # the objective of the current model, once a step is taken
+        self.last_before = np.nan  # … and of the model before the last step recorded
         self.n, self.m = X.shape
         self.pl = config.bins is not None
         self.schedule = fsa_schedule(self.m, config.k, config.n_iter, config.mu)
@@ -294,6 +299,10 @@ class AnnealingRun:
             self.work = X  # compacted copy of the surviving columns
             self.work_cols = np.arange(self.m)  # work's columns → positions in alive-space
         self.chunked = X if getattr(X, "is_chunked", False) else None  # its pass counters
+        # the work of the run: matrix cells its products read (stored values of a sparse
+        # matrix), and the trial steps the majoriser test rejected
+        self.cells = 0.0
+        self.rejected = 0
         self.b = 0.0
         if warm is not None:
             self.beta[warm.support] = warm.coef
@@ -308,28 +317,46 @@ class AnnealingRun:
         beta = self.beta if beta is None else beta
         b = self.b if b is None else b
         if self.pl:
+            self.cells += float(self.n) * float(self.bins.shape[1])
             return self.basis.forward(self.bins, self.frac, beta) + b
         if not beta.any():  # β = 0 (the first step): no pass over X needed
             return np.full(self.n, float(b))
         w = np.zeros(self.work_orig.size)
         alive = self.work_pos >= 0
         w[alive] = beta[self.work_pos[alive]] / self.scale_work[alive]
+        self._read(self.work)
         f = np.asarray(self.work @ w.astype(self.work.dtype, copy=False)).ravel()
         return f.astype(np.float64) + (b - float(self.mean_work @ w))
 
     def _gradient(self, r):
         """Gradient of the data term only (the prior is applied by its proximal step)."""
         if self.pl:
+            self.cells += float(self.n) * float(self.bins.shape[1])
             return self.basis.gradient(self.bins, self.frac, r)
         if self._first_product is not None:
             g, self._first_product = self._first_product, None
         else:
+            self._read(self.work)
             g = xts(self.work, r)
         g = (g - self.mean_work * r.sum()) / self.scale_work
         alive = self.work_pos >= 0
         full = np.zeros(self.alive.size)
         full[self.work_pos[alive]] = g[alive]
         return full
+
+    def _read(self, matrix) -> None:
+        """Count one product over ``matrix`` (its stored values when sparse)."""
+        if getattr(matrix, "is_chunked", False):
+            return  # a dask X counts its own passes
+        self.cells += float(matrix.nnz) if sp.issparse(matrix) else \
+            float(matrix.shape[0]) * float(matrix.shape[1])
+
+    @property
+    def passes(self) -> float:
+        """The run's products as passes over the whole X (cells read / X's cells; a sparse
+        X's stored values), the compaction copies included."""
+        unit = float(self.X.nnz) if sp.issparse(self.X) else float(self.n) * float(self.m)
+        return self.cells / max(unit, 1.0)
 
     def _prior_step(self, beta):
         """(I + ηP)⁻¹β: the exact prox of the quadratic prior ρ (first-order equal to the
@@ -361,10 +388,10 @@ class AnnealingRun:
         pos_in_work = np.searchsorted(self.work_orig, keep_orig)
         if getattr(self.work, "is_chunked", False):
             self.work = _shrink_chunked(self.work, pos_in_work)
-        elif sp.issparse(self.work):
-            self.work = self.work[:, pos_in_work]
         else:
-            self.work = np.asfortranarray(self.work[:, pos_in_work])
+            self.work = self.work[:, pos_in_work] if sp.issparse(self.work) else \
+                np.asfortranarray(self.work[:, pos_in_work])
+            self._read(self.work)  # the copy read the kept columns
         self.work_orig = keep_orig.copy()
         self._index_work()
 
@@ -402,14 +429,14 @@ class AnnealingRun:
         while e <= n_iter:
             before = self.alive, self.beta, self.b
             try:
-                # (a first step whose Xᵀr is known needs no pass: one numpy step)
-                steps, status = self._compiled_chunk(e) if self._compiled() and \
-                    self._first_product is None else self._step(e)
+                steps, status = self._compiled_chunk(e) if self._compiled() else self._step(e)
             except PassInterrupted:
                 self._restore(*before)
                 return "stopped"
             self._store()
             stop_at = steps.emit(emit_many, emit_deferred) if len(steps.loss) else None
+            if len(steps.loss):
+                self.last_before = float(steps.loss[-1 if stop_at is None else stop_at])
             if stop_at is not None:
                 if stop_at < len(steps.loss) - 1:  # go back to the model of the last record
                     self._restore(*steps.model(stop_at))
@@ -425,9 +452,9 @@ class AnnealingRun:
         self._carried = None
         self._store()
 
-    def _info(self, e, before, killed, values, weights):
+    def _info(self, e, before, killed, values, weights, eta=None):
         info = {"M_e": int(self.schedule[e - 1]), "before": before, "killed": killed,
-                "weights": weights, "values": values, "eta": self.eta,
+                "weights": weights, "values": values, "eta": self.eta if eta is None else eta,
                 "work_columns": int(self.bins.shape[1] if self.pl else self.work.shape[1])}
         if self.chunked is not None:
             lazy = getattr(self.work, "is_chunked", False)
@@ -455,7 +482,7 @@ class AnnealingRun:
         grad = self._gradient(r)
         rsum = float(r.sum()) if self.config.fit_intercept else 0.0
         M_e = int(self.schedule[e - 1])
-        self.eta = self.rule.start(self.eta)
+        cuts = 0
         for _halving in range(MAX_HALVINGS):
             beta = self._prior_step(self.beta - self.eta * grad)
             b = self.b - self.eta * rsum
@@ -471,10 +498,16 @@ class AnnealingRun:
             if majorised(data_new, data, grad, rsum, beta - self.beta, b - self.b, self.eta,
                          self.slack):
                 break
-            self.eta = self.rule.reject(self.eta)
+            norm2 = float(np.sum(np.square(beta - self.beta))) + (b - self.b) ** 2
+            moved = float(np.sum(np.square(f_new - f)))
+            self.eta = self.rule.reject(self.eta, self.datafit.point_curvature * moved / norm2
+                                        if norm2 > 0 else 0.0)
+            self.rejected += 1
+            cuts += 1
         else:
             return Steps([], [], [], [], []), "diverged"
-        self.rule.accept()
+        self.step_eta = step_eta = self.eta
+        self.eta = self.rule.accept(self.eta, at_once=cuts == 0)
         self._carried = (f_new, data_new)
         self.b = b
         before = self.alive.size
@@ -497,8 +530,8 @@ class AnnealingRun:
         alive = self.alive.copy()
         alive.setflags(write=False)
         self.final_loss = data_new + self._prior_value()
-        return Steps([loss], [alive], [self._info(e, before, killed, values, weights)], [values],
-                     [self.b]), "ok"
+        return Steps([loss], [alive], [self._info(e, before, killed, values, weights, step_eta)],
+                     [values], [self.b]), "ok"
 
     def _compiled(self) -> bool:
         """The compiled kernel runs the linear model on dense data once the working matrix
@@ -534,15 +567,25 @@ class AnnealingRun:
         intercepts, etas = np.empty(budget), np.empty(budget)
         stop = self.stop_flag if self.stop_flag is not None else np.zeros(1, dtype=np.int8)
         loss_fn = self.datafit.loss
-        b, steps, status, self.first, self.eta, self.rule.streak, final = fsa_dense_steps(
+        work = np.zeros(2)
+        first = _NO_PRODUCT
+        if self._first_product is not None:  # the first step's Xᵀr, from the first pass
+            first, self._first_product = self._first_product[self.work_orig], None
+        b, steps, status, self.first, self.eta, final = fsa_dense_steps(
             X, row_major, self.datafit.y, loss_fn.code, loss_fn.numba_param,
-            self.datafit.weight, self.mean_work, self.scale_work, beta, alive, self.b,
-            self.eta, self.rule.eta_max, self.rule.streak, GROW_AFTER, MAX_HALVINGS, self.slack,
-            self.config.ridge, self.config.fit_intercept, self.schedule, e - 1, budget,
-            self.first, W - int(np.ceil(keep * W)) + 1, stop, loss, betas, masks, intercepts,
-            etas)
+            self.datafit.weight, self.datafit.point_curvature, self.mean_work,
+            self.scale_work, beta, alive, self.b,
+            self.eta, self.rule.eta_max, self.rule.state, MAX_HALVINGS, self.slack,
+            self.config.ridge,
+            self.config.fit_intercept, self.schedule, e - 1, budget, self.first,
+            W - int(np.ceil(keep * W)) + 1, stop, first, loss, betas, masks, intercepts, etas,
+            work)
+        self.cells += float(work[0])
+        self.rejected += int(work[1])
         self._carried = None
         out = self._chunk_steps(e, steps, loss, betas, masks, intercepts, etas)
+        if steps:
+            self.step_eta = float(etas[steps - 1])
         if steps:
             self.b = float(b)
             self.final_loss = float(final)

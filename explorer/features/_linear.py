@@ -7,18 +7,17 @@ import copy
 import heapq
 
 import numpy as np
-import scipy.sparse as sp
 
-from ..kernels import GroupIndex, TopK, take_columns, top_k, xts
+from ..kernels import GroupIndex, TopK, column_sums, take_columns, top_k, xts
 from ._base import Columns, FeatureSpace
 
 
 def _column_norms(X) -> np.ndarray:
+    """‖f_j‖ of every column, in float64, in one compiled pass (numpy's norm(axis=0) of a
+    4,096 × 65,536 float32 X took 1.3 s, a quarter of FGM refine's fit)."""
     if getattr(X, "is_chunked", False):
         return np.sqrt(X.column_moments()[1])
-    if sp.issparse(X):
-        return np.sqrt(np.asarray(X.multiply(X).sum(axis=0)).ravel())
-    return np.linalg.norm(X, axis=0).astype(np.float64)
+    return np.sqrt(column_sums(X)[1])
 
 
 def tree_parents(index: GroupIndex) -> np.ndarray | None:

@@ -11,7 +11,7 @@ NOTEBOOK_STAMP := $(VENV)/.notebook
 
 DOCS_STAMP := $(VENV)/.docs
 
-.PHONY: install serve notebook test test-fast chromium lint bench clean docs docs-screens
+.PHONY: install serve notebook test test-fast chromium lint bench bench-guard clean docs docs-screens
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -69,6 +69,11 @@ docs-screens: install chromium
 
 lint: install
 	$(VENV)/bin/ruff check .
+
+## Every method timed in passes of Xᵀv against the budgets in benchmarks/budgets.json (under
+## five minutes; fails naming a method over its budget).
+bench-guard: install
+	$(PY) benchmarks/bench_guard.py
 
 bench: install
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -90,6 +90,11 @@ class FSManifold(BaseSelector):
         The level method's gap met ``tol`` within ``max_iter``.
     history_ : list of IterationRecord
         One record per level iteration; ``info["manifold_ratio"]`` compares the two terms.
+    n_passes_ : int
+        The fit's products of a vector with the matrix it works on: the graph's and the
+        manifold kernel's X_all·X_allᵀ (a product per row of X_all each), every oracle's
+        weighted Gram X_l diag(p) X_lᵀ (one per labelled row) and X_lᵀ(α∘y) per class, τ's
+        cross-validation included.
 
     See Also
     --------
@@ -196,12 +201,14 @@ class FSManifold(BaseSelector):
             sp.vstack([sp.csr_matrix(X), sp.csr_matrix(X_unlabeled)], format="csr")
             if sp.issparse(X) or sp.issparse(X_unlabeled) else np.vstack([X, X_unlabeled]))
         start = getattr(self, "_path_start", None)  # the previous C's fit on these rows
+        self._passes = 0
         if start is not None:
             mk = start["kernel"]
         else:
             W = knn_graph(X_all, self.n_neighbors, self.metric, self.graph_weights)
             L = laplacian(W, self.laplacian)
             mk = manifold_kernel(X_all, X.shape[0], L)
+            self._passes += 2 * X_all.shape[0]  # the graph's and the kernel's X_all·X_allᵀ
         self.graph_components_ = mk.components
         self.ridge_ = mk.ridge
         self._mk = mk
@@ -214,6 +221,7 @@ class FSManifold(BaseSelector):
         p0 = start["p"] if start is not None and start["tau"] == self.tau_ else None
         self._level_method(X, Y, mk.H, self.tau_, rho, m, recorder, p0=p0)
         self._final_svm(X, y)
+        self.n_passes_ = int(self._passes)
         if unit is not None:  # the weights of the raw features
             self.coef_ = self.coef_ * unit
 
@@ -247,6 +255,7 @@ class FSManifold(BaseSelector):
         if self.rho != "auto":
             return float(self.rho)
         p0 = np.full(X.shape[1], m / X.shape[1])
+        self._passes += X.shape[0]
         feature_trace = float(_weighted_gram(X, p0).trace())
         return max(float(np.trace(H)), 1e-300) / max(feature_trace, 1e-300)
 
@@ -257,6 +266,7 @@ class FSManifold(BaseSelector):
         a2, b2 = (1.0 - tau) ** 2, tau**2 / rho
 
         def oracle(p):
+            self._passes = getattr(self, "_passes", 0) + X.shape[0] + Y.shape[1]
             K_p = _weighted_gram(X, p)
             M = a2 * K_p + b2 * H
             value, c, g = 0.0, 0.0, np.zeros(X.shape[1])
@@ -332,6 +342,7 @@ class FSManifold(BaseSelector):
                 C = np.eye(train.size) - 1.0 / train.size
                 probe._level_method(X[train], Y[train], C @ Ht @ C, tau, rho, m,
                                     Recorder(None))
+                self._passes += probe._passes
                 probe._final_svm(X[train], labels[train])
                 scores_ = probe._decision_binary(X[test])
                 if scores_.ndim == 1:  # binary: labels are ±1 here

@@ -7,6 +7,11 @@ Sections (``--only``):
             the all-features model trained for each measure (FSMulti with B ≥ #features).
   search    time of the most-violated-labeling search: sorted O(n log n) versus Joachims'
             O(n_pos·n_neg) grid, n = 10³ … 10⁵.
+  ratio     FS-multi's cost against FGM's at the same B (5) and feature scaling (the
+            default, "auto"), one fit each, F1 and C = 10·n: the sparse text sets of
+            ``bench_real.py`` (fine-foods, text-like), fine-foods with every word (13,211
+            columns, all 5,000 reviews) and digits 3 v 8; median of 3 fits, the outer
+            iterations and passes each made, the time per outer iteration.
   refine    does FGM's ``refine="auto"`` carry over to FS-F1? The paper's FS-F1 at B against
             the same steps on its loss (grow with blocks of ⌈1.5·B⌉, keep the paper's count of
             largest exact sacrifice ½w_j² + C·[R(f − w_j f_j) − R(f)], refit the ℓ2 model on
@@ -182,6 +187,33 @@ def section_search(args, tables):
     tables.append(table)
 
 
+def section_ratio(args, tables):
+    from explorer import load
+    from explorer.data import make
+
+    sets = {"fine-foods": lambda: load("fine-foods"),
+            "text-like": lambda: make("text-like"),
+            "fine-foods, every word (5,000 × 13,211)":
+                lambda: load("fine-foods", min_df=1).pooled(),
+            "digits 3 v 8": lambda: load("digits-3v8")}
+    table = Table("FS-multi (F1, C = 10·n) against FGM at the same B = 5 and feature scaling "
+                  "(median of 3 fits)",
+                  ["set", "FGM s", "FS-multi s", "FS-multi / FGM", "outer FGM / FS-multi",
+                   "passes FGM / FS-multi", "s per outer FGM / FS-multi"])
+    for name, loader in sets.items():
+        if args.quick and name != "digits 3 v 8":
+            continue
+        ds = loader()
+        n = ds.X.shape[0]
+        fgm_time, fgm = median_time(lambda ds=ds: FGM(B=5).fit(ds.X, ds.y), 3)
+        multi_time, multi = median_time(
+            lambda ds=ds, n=n: FSMulti(B=5, C=10.0 * n, measure="f1").fit(ds.X, ds.y), 3)
+        table.add(name, fgm_time, multi_time, multi_time / fgm_time,
+                  f"{fgm.n_outer_} / {multi.n_outer_}", f"{fgm.n_passes_} / {multi.n_passes_}",
+                  f"{fgm_time / fgm.n_outer_:.3f} / {multi_time / multi.n_outer_:.3f}")
+    tables.append(table)
+
+
 def _data_option(p):
     p.add_argument("--data", default=",".join(DATA),
                    help=f"comma-separated data sets of the curves ({', '.join(DATA)})")
@@ -196,8 +228,8 @@ def main():
     if unknown:
         raise SystemExit(f"--data: unknown data sets {sorted(unknown)}; known: {DATA}")
     name = "fs_multi" if data is None else "fs_multi-" + data.replace(",", "+")
-    run(name, __doc__, [("search", section_search), ("curves", section_curves),
-                        ("refine", section_refine)],
+    run(name, __doc__, [("search", section_search), ("ratio", section_ratio),
+                        ("curves", section_curves), ("refine", section_refine)],
         add_arguments=_data_option)
 
 

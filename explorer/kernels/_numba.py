@@ -356,7 +356,7 @@ def pl_gradient(bins, frac, r, out):
 
 # ----------------------------------------------------------------------------- FGM master
 @nb.njit(**_JIT)
-def _loss_scalar(z, code, h):
+def loss_scalar(z, code, h):
     """(l(z), l′(z)) for the table's loss ``code`` (:data:`explorer.optim.losses.NUMBA_CODES`):
     0 squared hinge ½max(0,1−z)², 1 logistic log(1+e^{−z}), 2 Huber-smoothed hinge of
     half-width h, 3 Lorenz ln(1+(z−1)²) for z ≤ 1, 4 squared ½z² of the residual z = f − y."""
@@ -386,17 +386,17 @@ def _loss_scalar(z, code, h):
 
 @nb.njit(**_JIT)
 def _loss_value(z, code, h=0.0):
-    """Σ l(z_i) for the loss ``code`` (see :func:`_loss_scalar`)."""
+    """Σ l(z_i) for the loss ``code`` (see :func:`loss_scalar`)."""
     total = 0.0
     for i in range(z.shape[0]):
-        total += _loss_scalar(z[i], code, h)[0]
+        total += loss_scalar(z[i], code, h)[0]
     return total
 
 
 @nb.njit(**_JIT)
 def _loss_derivative(z, code, out, h=0.0):
     for i in range(z.shape[0]):
-        out[i] = _loss_scalar(z[i], code, h)[1]
+        out[i] = loss_scalar(z[i], code, h)[1]
     return out
 
 
@@ -796,9 +796,9 @@ def _fsa_data_term(f, y, code, h, weight, r, scratch):
     else:
         for i in range(n):
             if code == 4:
-                value, d = _loss_scalar(f[i] - y[i], code, h)
+                value, d = loss_scalar(f[i] - y[i], code, h)
             else:
-                value, d = _loss_scalar(y[i] * f[i], code, h)
+                value, d = loss_scalar(y[i] * f[i], code, h)
                 d *= y[i]
             total += value
             r[i] = weight * d

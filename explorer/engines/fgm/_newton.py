@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...kernels._numba import _loss_scalar
+from ...kernels import loss_scalar
 
 COMPILED_COLUMNS = 64  # restricted fits up to this many columns run compiled …
 COMPILED_CELLS = 200_000  # … on up to this many rows × columns
@@ -40,7 +40,7 @@ def _curvature(z, code, h):
 def _value(f, y, code, h, C, w):
     total = 0.0
     for i in range(f.shape[0]):
-        total += _loss_scalar(y[i] * f[i], code, h)[0]
+        total += loss_scalar(y[i] * f[i], code, h)[0]
     return 0.5 * np.dot(w, w) + C * total
 
 
@@ -72,7 +72,7 @@ def newton_l2_compiled(A, y, code, h, C, fit_intercept, tol, max_iter, w0, b0, u
         f = A @ w + b
         for i in range(n):
             z = y[i] * f[i]
-            r[i] = C * y[i] * _loss_scalar(z, code, h)[1]
+            r[i] = C * y[i] * loss_scalar(z, code, h)[1]
             d2[i] = C * _curvature(f[i] * y[i], code, h)
         for a in range(k):
             g[a] = w[a]

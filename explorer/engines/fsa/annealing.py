@@ -25,8 +25,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...features import PiecewiseLinearBasis, second_difference
-from ...kernels import column_moments, column_moments_and_xts, fsa_next_eta, xts
-from ...kernels._numba import AFTER_CUTS, AT_ONCE, REJECTED
+from ...kernels import (
+    AFTER_CUTS,
+    AT_ONCE,
+    REJECTED,
+    column_moments,
+    column_moments_and_xts,
+    fsa_next_eta,
+    xts,
+)
 from ...kernels.chunked import PassInterrupted, interruptible
 from .schedules import fsa_schedule
 

@@ -301,6 +301,24 @@ def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:
     return kept * points * target * classes
 
 
+def pixel_image(values: np.ndarray, image_shape: tuple[int, int], vdim: str) -> hv.Image:
+    """``values`` (one per pixel, row-major as the features are numbered) on the image grid as
+    the picture is seen: pixel row 0 at the top, column 0 at the left, each pixel a unit cell
+    of [0, w] × [0, h]. Every image view draws through here (and marks pixels with
+    :func:`pixel_centres`), so no two views can disagree on the orientation."""
+    h, w = image_shape
+    grid = np.asarray(values, dtype=float).reshape(h, w)
+    # hv.Image draws an array's first row at the top: row r spans y ∈ [h − r − 1, h − r]
+    return hv.Image(grid, bounds=(0, 0, w, h), kdims=["column", "row"], vdims=[vdim])
+
+
+def pixel_centres(indices, image_shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The (x, y) centres of the pixels numbered ``indices`` in :func:`pixel_image`'s frame."""
+    h, w = image_shape
+    rows, cols = np.divmod(np.asarray(indices, dtype=int).reshape(-1), w)
+    return cols + 0.5, h - rows - 0.5
+
+
 def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np.ndarray,
                  truth: np.ndarray | None = None, title: str = "|w| on the image grid",
                  names: Sequence[str] | None = None, background: np.ndarray | None = None,
@@ -329,26 +347,19 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
     painted = bool(np.any(img != 0))
     if signed and painted:  # only the weighted pixels are painted: the mean image shows
         img = np.where(img != 0, img, np.nan)
-    # hv.Image draws an array's first row at the top, as the image is seen: row r of the
-    # picture spans y ∈ [h − r − 1, h − r], where the markers below put it too
-    image = hv.Image(img, bounds=(0, 0, w, h), kdims=["column", "row"],
-                     vdims=[shown]).opts(cmap="RdBu_r" if signed else "Blues", colorbar=True,
-                                         tools=[hover], clim=clim,
-                                         clipping_colors={"NaN": (0, 0, 0, 0)},
-                                         alpha=1.0 if painted or not signed else 0.0,
-                                         title=title, data_aspect=1, xaxis=None, yaxis=None,
-                                         framewise=True)
+    image = pixel_image(img, image_shape, shown).opts(
+        cmap="RdBu_r" if signed else "Blues", colorbar=True, tools=[hover], clim=clim,
+        clipping_colors={"NaN": (0, 0, 0, 0)}, alpha=1.0 if painted or not signed else 0.0,
+        title=title, data_aspect=1, xaxis=None, yaxis=None, framewise=True)
     back = np.zeros((h, w)) if background is None else \
         np.asarray(background, dtype=float).reshape(h, w)
-    base = hv.Image(back, bounds=(0, 0, w, h), kdims=["column", "row"],
-                    vdims=["mean"]).opts(cmap="Greys", alpha=0.35 if background is not None
-                                         else 0.0, colorbar=False)
-    rows, cols = np.divmod(np.asarray(selected, dtype=int), w)
+    base = pixel_image(back, image_shape, "mean").opts(
+        cmap="Greys", alpha=0.35 if background is not None else 0.0, colorbar=False)
     # the legend's entries are fixed by the dataset (see selection_map)
-    points = hv.Points((cols + 0.5, h - rows - 0.5), label="selected").opts(
+    points = hv.Points(pixel_centres(selected, image_shape), label="selected").opts(
         color=SELECTED_COLOR, marker="square", size=6, fill_alpha=0, line_width=2)
-    tr, tc = np.divmod(np.asarray([] if truth is None else truth, dtype=int), w)
-    true = hv.Points((tc + 0.5, h - tr - 0.5), label="true" if tr.size else "").opts(
+    truth = np.asarray([] if truth is None else truth, dtype=int)
+    true = hv.Points(pixel_centres(truth, image_shape), label="true" if truth.size else "").opts(
         color=TRUTH_COLOR, marker="x", size=8)
     # the legend sits below the grid, never over the pixels it explains
     return (base * image * points * true).opts(legend_position="bottom", legend_cols=2)

@@ -8,7 +8,14 @@ from collections.abc import Sequence
 import holoviews as hv
 import numpy as np
 
-from ._elements import PALETTE, SELECTED_COLOR, TRUTH_COLOR, integer_ticks
+from ._elements import (
+    PALETTE,
+    SELECTED_COLOR,
+    TRUTH_COLOR,
+    integer_ticks,
+    pixel_centres,
+    pixel_image,
+)
 
 SLICE_POINTS = 60  # grid points per axis of a decision function's slice
 
@@ -118,12 +125,11 @@ def simplex_weights(p, m: int, title: str, image_shape=None, truth=None):
     images, else the largest as bars (the m selected in red, true features marked)."""
     p = np.asarray(p, dtype=float)
     if image_shape is not None and int(np.prod(image_shape)) == p.size:
-        h, w = image_shape
-        image = hv.Image(p.reshape(h, w)[::-1], bounds=(0, 0, w, h), vdims="p").opts(
+        image = pixel_image(p, image_shape, "p").opts(
             cmap="Greys", clim=(0, 1), colorbar=True, tools=["hover"], xaxis=None,
             yaxis=None, aspect="equal")
         top = np.argsort(-p, kind="stable")[:m]
-        marks = hv.Points((top % w + 0.5, h - top // w - 0.5), label="selected").opts(
+        marks = hv.Points(pixel_centres(top, image_shape), label="selected").opts(
             color=SELECTED_COLOR, size=7, marker="circle")
         return (image * marks).opts(title=title, show_legend=False)
     order = np.argsort(-p, kind="stable")[:max(m + 10, 20)]

@@ -7,7 +7,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 
-from ._elements import PALETTE, TRUTH_COLOR, YOURS_COLOR
+from ._elements import PALETTE, TRUTH_COLOR, YOURS_COLOR, pixel_image
 
 
 def frequency_bars(table: pd.DataFrame, top: int = 20, truth=None,
@@ -32,11 +32,8 @@ def frequency_bars(table: pd.DataFrame, top: int = 20, truth=None,
 def frequency_image(frequency: np.ndarray, shape: tuple[int, int],
                     title: str = "selection frequency on the image grid") -> hv.Image:
     """Each pixel's share of resamples that selected it."""
-    h, w = shape
-    grid = np.asarray(frequency, dtype=float).reshape(h, w)
-    return hv.Image(grid[::-1], bounds=(0, 0, w, h), kdims=["column", "row"],
-                    vdims=["frequency"]).opts(cmap="Blues", clim=(0, 1), colorbar=True,
-                                              tools=["hover"], title=title)
+    return pixel_image(frequency, shape, "frequency").opts(
+        cmap="Blues", clim=(0, 1), colorbar=True, tools=["hover"], title=title)
 
 
 def agreement_heatmap(jaccard: pd.DataFrame,

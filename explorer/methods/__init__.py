@@ -10,7 +10,7 @@ from .base import (
     get_method,
     register,
 )
-from .baselines import L1SVM, FisherSVM, L1LogReg, LassoSelector, RFESelector
+from .baselines import L1SVM, FisherSVM, L1LogReg, LassoSelector, RandomSubset, RFESelector
 from .best_subset import Abess, AbessRegressor
 from .fgm import FGM
 from .fs_manifold import FSManifold
@@ -21,6 +21,7 @@ from .grfl import GrFL
 __all__ = [
     "Abess", "AbessRegressor", "FGM", "FSA", "FSManifold", "FSMulti", "GrFL", "L1SVM",
     "REGISTRY", "BaseSelector", "FisherSVM",
-    "IterationRecord", "L1LogReg", "LassoSelector", "ParamSpec", "RFESelector", "Recorder",
+    "IterationRecord", "L1LogReg", "LassoSelector", "ParamSpec", "RFESelector", "RandomSubset",
+    "Recorder",
     "get_method", "k_grid", "register",
 ]

@@ -409,11 +409,15 @@ class FisherSVM(BaseSelector):
         self.Cs = Cs
         self.cv = cv
 
-    def _fit(self, X, y, recorder: Recorder, **_):
-        m = X.shape[1]
-        k = min(int(self.k), m)
+    def _columns(self, X, y, k: int) -> tuple[np.ndarray, float]:
+        """The ``k`` columns the SVM is fitted on, and the objective recorded for them."""
         self.scores_ = fisher_scores(X, y)
         keep = np.sort(np.argsort(-self.scores_, kind="stable")[:k])
+        return keep, float(self.scores_[keep].sum())
+
+    def _fit(self, X, y, recorder: Recorder, **_):
+        m = X.shape[1]
+        keep, objective = self._columns(X, y, min(int(self.k), m))
         multi = np.ndim(y) == 1 and len(getattr(self, "classes_", [])) > 2
         model = _linear_svc(self.C)
         converged = _fit_quietly(model, X[:, keep], y)
@@ -424,7 +428,7 @@ class FisherSVM(BaseSelector):
         self.intercept_ = intercept
         self.support_ = np.zeros(m, dtype=bool)
         self.support_[keep] = True
-        recorder.emit(objective=float(self.scores_[keep].sum()), n_selected=k, selected=keep,
+        recorder.emit(objective=objective, n_selected=keep.size, selected=keep,
                       info={"converged": converged, "weights": _weights(self.coef_, keep)})
 
 
@@ -517,3 +521,37 @@ class LassoSelector(BaseSelector):
         yc = np.asarray(y, float) - np.mean(y)
         hi = float(np.abs(np.asarray(X.T @ yc).ravel()).max()) / len(yc)
         return [float(a) for a in hi * np.geomspace(0.9, 1e-3, n_points)]
+
+
+@register("random")
+class RandomSubset(FisherSVM):
+    """The chance baseline: the linear SVM of :class:`FisherSVM` on ``k`` columns drawn at
+    random — is a method's choice better than choosing blindly? The draw is seeded by
+    ``seed`` and the training rows themselves, so that each fold of a cross-validation draws
+    its own columns (the band of a sweep covers the draws) while one setting on one dataset
+    gives one model. The objective recorded is the drawn columns' total Fisher score, beside
+    the largest one Fisher + SVM records."""
+
+    display_name = "random columns + SVM"
+    param_specs = (
+        ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
+                  help="number of columns drawn at random", bound="n_features"),
+        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True,
+                  help="SVM trade-off; 'cv': cross-validated", extra=cv_choice()),
+        ParamSpec("seed", "seed", 0, "int", 0, 2**31 - 1, help="random draw", live=False),
+    )
+
+    def __init__(self, k: int = 10, C: float = 1.0, Cs=None, cv: int = 3, seed: int = 0):
+        super().__init__(k=k, C=C, Cs=Cs, cv=cv)
+        self.seed = seed
+
+    def _columns(self, X, y, k: int) -> tuple[np.ndarray, float]:
+        import zlib
+
+        _, codes = np.unique(np.asarray(y), return_inverse=True)
+        rows = zlib.crc32(np.ascontiguousarray(codes, dtype=np.int64).tobytes())
+        rng = np.random.default_rng([int(self.seed), int(X.shape[0]), rows])
+        keep = np.sort(rng.choice(X.shape[1], size=k, replace=False))
+        # recorded as Fisher + SVM records its choice: the drawn columns' total Fisher score
+        self.scores_ = fisher_scores(X, y)
+        return keep, float(self.scores_[keep].sum())

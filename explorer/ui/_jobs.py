@@ -58,3 +58,50 @@ class StabilityJob:
             row({"kind": "agreement",
                  "result": agreement([self.method, *self.others], data, k=self.k,
                                      params={self.method: self.params})})
+
+
+@dataclass
+class ErrorControlJob:
+    """How many of the chosen features are noise: stability selection of ``method`` over
+    ``ks`` (each pair's path streamed as a row: the ``shown`` most probable features'), then
+    the result, the coefficient path over the same ks, the correlations of the model's
+    ``chosen`` features and model-X knockoffs at ``fdr`` — unless halted."""
+
+    method: str
+    params: dict
+    ks: list
+    n_pairs: int
+    chosen: list
+    fdr: float = 0.1
+    shown: int = 40
+
+    def __call__(self, data, row: Callable, halted: Callable[[], bool]) -> None:
+        import numpy as np
+
+        from ..experiments import (
+            coefficient_path,
+            knockoff_selection,
+            redundancy,
+            stability_selection,
+        )
+
+        def each(update):
+            P = update["probabilities"]
+            top = np.argsort(-P.max(axis=0), kind="stable")[: self.shown]
+            return row({"kind": "pair", "n_done": update["n_done"],
+                        "n_pairs": update["n_pairs"], "ks": update["ks"], "features": top,
+                        "probabilities": P[:, top]}) is not False and not halted()
+
+        result = stability_selection(self.method, data, ks=self.ks, n_pairs=self.n_pairs,
+                                     callback=each, **self.params)
+        row({"kind": "selection", "result": result})
+        if halted():
+            return
+        row({"kind": "path", "frame": coefficient_path(self.method, data, ks=self.ks,
+                                                       **self.params)})
+        if self.chosen and not halted():
+            row({"kind": "redundancy", "frame": redundancy(data, self.chosen)})
+        if not halted():
+            row({"kind": "knockoffs",
+                 "result": knockoff_selection(self.method, data, fdr=self.fdr,
+                                              **self.params)})

@@ -22,6 +22,7 @@ CURRENT = "current setting"
 # test part waits): the same folds for every method, so that their scores pair fold for fold
 SWEEP_FOLDS = 5
 SWEEP_REPEATS = 2
+CHANCE = "random"  # the registry's random-columns baseline, swept beside every method
 
 
 def counts_features(name: str) -> bool:
@@ -55,8 +56,11 @@ class Sweeps(param.Parameterized):
     @staticmethod
     def methods(method: str, baselines, data, params: dict) -> list[str]:
         """``method`` (with the user's ``params``) and the ``baselines`` that can run on
-        ``data``."""
+        ``data``, then — on classes — the chance baseline (``CHANCE``: the same SVM on k
+        columns drawn at random), so that every curve can be read against choosing blindly."""
         names = [method] + [b for b in baselines if b != method]
+        if data is not None and data.task == "classification" and CHANCE not in names:
+            names.append(CHANCE)
         compatible = []
         for name in names:
             try:

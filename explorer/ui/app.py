@@ -22,6 +22,7 @@ from . import _widgets as W
 from ._data_source import UPLOAD, available_datasets, max_upload_mb
 from ._page import page_template
 from ._state import ExplorerState
+from .error_control_view import ErrorControlView
 from .stability_view import StabilityView, k_of
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 
@@ -160,6 +161,8 @@ class ExplorerApp(pn.viewable.Viewer):
         self.selected = SelectedTable()
         self.stability = StabilityView()
         self.stability.start_button.on_click(lambda e: self._start_stability())
+        self.error_control = ErrorControlView()
+        self.error_control.start_button.on_click(lambda e: self._start_error_control())
         self._last_map = 0.0
         self._map_dirty = False
         self._carried = None
@@ -469,6 +472,8 @@ class ExplorerApp(pn.viewable.Viewer):
             self._show_accuracy()
         if self.tabs is not None and self.tabs.active == 3:  # its events wait while hidden
             self.stability.tick()
+        if self.tabs is not None and self.tabs.active == 4:
+            self.error_control.tick()
 
     def _start_stability(self) -> None:
         """Resamples of the method with the session's knobs, then the methods of *Compare
@@ -480,6 +485,14 @@ class ExplorerApp(pn.viewable.Viewer):
         others = [m for m in s.sweep_methods() if m != s.method]
         self.stability.start(s.method, s.data, params, others,
                              k_of(s.method, params, s.estimator))
+
+    @reported
+    def _start_error_control(self) -> None:
+        """Stability selection, coefficient path, redundancy and knockoffs of the method with
+        the session's knobs (its count knob moves over the grid)."""
+        s = self.state
+        if s.data is not None:
+            self.error_control.start(s.method, s.data, dict(s.current_params()), s.estimator)
 
     def _method_label(self) -> str:
         cls = self.state.settings.cls
@@ -613,7 +626,8 @@ class ExplorerApp(pn.viewable.Viewer):
                                 # dynamic: only the shown tab is in the page, so a hidden
                                 # tab never sits over the visible plot and takes its clicks
                                 ("Selected features", self.selected),
-                                ("Stability", self.stability), dynamic=True,
+                                ("Stability", self.stability),
+                                ("Error control", self.error_control), dynamic=True,
                                 sizing_mode="stretch_width", css_classes=["view-tabs"])
             self.tabs.param.watch(self._on_tab, "active")
         return pn.Column(self.message, self.status, self.summary, self.explanation,
@@ -623,6 +637,7 @@ class ExplorerApp(pn.viewable.Viewer):
         """Stop the session's fit, sweep and stability run (the browser tab closed)."""
         self.state.close()
         self.stability.run.close()
+        self.error_control.close()
 
     def __panel__(self):
         if self._layout is not None:

@@ -25,6 +25,12 @@ from ._elements import (
     upper_steps,
     weight_image,
 )
+from ._error_control import (
+    MOST_PATHS,
+    coefficient_path_plot,
+    redundancy_heatmap,
+    stability_path_plot,
+)
 from ._export import add_svg_save, svg_save_everywhere
 from ._frames import (
     BOUNDS_COLUMNS,
@@ -53,9 +59,9 @@ from ._lessons import (
 from ._stability import agreement_heatmap, frequency_bars, frequency_image, phi_plot
 
 __all__ = [
-    "BEST_LEGEND", "LEGEND_OPTS", "MAP_LABELS", "SELECTED_COLOR", "YOURS_COLOR",
+    "BEST_LEGEND", "LEGEND_OPTS", "MAP_LABELS", "MOST_PATHS", "SELECTED_COLOR", "YOURS_COLOR",
     "add_svg_save", "agreement_heatmap", "difference_plot", "frequency_bars", "frequency_image",
-    "phi_plot",
+    "phi_plot", "coefficient_path_plot", "redundancy_heatmap", "stability_path_plot",
     "svg_save_everywhere", "confusion_heatmap", "decision_slice", "gap_trace", "group_norm_bars",
     "level_bounds", "ratio_curve", "simplex_weights", "violation_bars",
     "block_norm_bars", "candidate_bars", "candidate_scores", "coefficient_paths",

@@ -19,7 +19,8 @@ def difference_plot(differences: pd.DataFrame, method: str, label: str,
     ``others`` in the order swept, ``method`` being the first) versus #features: the mean
     difference of ``label`` over the shared folds and its 95 % interval as an error bar, zero
     as a dashed line; in points (hundredths) for a share (``points``), else in the measure's
-    units. The ranges span every bar and zero."""
+    units. Each other method's bars are shifted a little along the log axis to be told apart
+    (its hover gives the true k, ``features``). The ranges span every bar and zero."""
     scale = 100.0 if points else 1.0
     name = label
     unit = " (points)" if points else ""
@@ -42,12 +43,15 @@ def difference_plot(differences: pd.DataFrame, method: str, label: str,
         low = rows["low"].astype(float).to_numpy() * scale if len(rows) else np.array([])
         high = rows["high"].astype(float).to_numpy() * scale if len(rows) else np.array([])
         verdicts = rows["verdict"].astype(str).tolist() if len(rows) else []
+        features = rows["value"].astype(int).to_numpy() if len(rows) else np.array([], int)
         data = pd.DataFrame({"k": k, "difference": mean, "below": mean - low,
-                             "above": high - mean, "verdict": verdicts})
+                             "above": high - mean, "features": features,
+                             "verdict": verdicts})
         color = PALETTE[(i + 1) % len(PALETTE)]
         items.append(hv.ErrorBars(data, x, [y, "below", "above"]).opts(
             color=color, line_width=2, lower_head=None, upper_head=None, framewise=True))
-        items.append(hv.Scatter(data, x, [y, "verdict"], label=f"{method} − {other}").opts(
+        items.append(hv.Scatter(data, x, [y, "features", "verdict"],
+                                label=f"{method} − {other}").opts(
             color=color, size=8, tools=["hover"], framewise=True))
         xs.extend(k.tolist())
         ys.extend(low[np.isfinite(low)].tolist() + high[np.isfinite(high)].tolist())

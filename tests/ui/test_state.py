@@ -244,21 +244,26 @@ def test_sweep_streams_rows_for_method_and_baselines(state):
     assert state.sweep(n_points=4)
     update = state.wait(60)
     frame = state.sweeps.frame
-    assert set(frame["method"]) == {"fisher", "rfe"}
+    # the method, its baseline and the chance baseline (random columns), at the same k
+    assert set(frame["method"]) == {"fisher", "rfe", "random"}
     own = state.current_params()["k"]
     fisher = frame[frame["method"] == "fisher"]
     assert own in set(fisher["value"])  # the user's setting is a point of its curve
-    assert len(frame[frame["method"] == "rfe"]) == 4
+    for other in ("rfe", "random"):
+        assert list(frame[frame["method"] == other]["value"]) == list(fisher["value"])
     assert len(update.sweep_rows) == len(frame) == state.sweeps.total
     assert state.sweeps.progress == 100 and "finished" in state.sweeps.status
-    assert frame["accuracy"].between(0, 1).all() and (frame["cv"] == 3).all()
-    assert (frame["accuracy_sd"] >= 0).all()
+    assert frame["accuracy"].between(0, 1).all()
+    assert (frame["cv"] == 5).all() and (frame["repeats"] == 2).all()
+    assert (frame["accuracy_low"] <= frame["accuracy"]).all()
     current, choice = state.sweeps.marks("accuracy")
     mine = fisher[fisher["value"] == own].iloc[0]
     assert current == (mine["n_selected"], mine["accuracy"])
-    best = fisher["accuracy"].max()
-    assert choice[1] >= best - fisher.loc[fisher["accuracy"].idxmax(), "accuracy_sd"] / 3**0.5
-    assert choice[0] == fisher[fisher["accuracy"] >= choice[1]]["n_selected"].min()
+    best = fisher.loc[fisher["accuracy"].idxmax()]
+    assert choice[1] >= best["accuracy"] - best["accuracy_se"]
+    differences, verdicts = state.sweeps.differences("accuracy")
+    assert set(differences["other"]) == {"rfe", "random"}
+    assert any(line.startswith("fisher against random:") for line in verdicts)
 
 
 def test_a_setting_off_the_swept_knob_is_named_so_in_the_legend(state):

@@ -1,0 +1,71 @@
+"""The Error control tab and the chance baseline, as a user sees them: the stability path
+with its threshold and stable set, the bound in words, knockoffs in words, the coefficient
+path and the redundancy heatmap — for FGM, FSA and abess on a real set — and the random
+columns' curve on the accuracy view, read from the Bokeh models."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .test_browser import settled_status, wait_for, wait_text
+from .test_truth import FIGURE
+
+pytestmark = pytest.mark.ui
+
+
+@pytest.mark.parametrize("method", ["fgm", "fsa", "abess"])
+def test_error_control_draws_its_four_views(page: Page, server, server_log, shot, method):
+    page.goto(f"{server}/explorer?dataset=breast-cancer&method={method}&k=5")
+    settled_status(page)
+    page.locator(".view-tabs").get_by_text("Error control").click()
+    page.locator(".btn-error-control button").click()
+    wait_text(page, ".error-control-status", "pairs", timeout=30)
+    verdict = wait_text(page, ".error-control-verdict", "stable feature", timeout=120)
+    match = re.search(r"(\d+) stable features? \(selection probability ≥ 0\.6 at some k in "
+                      r"1–30, 40 half-samples\); expected false selections among them at most "
+                      r"([\d.]+)", verdict)
+    assert match, verdict
+    assert "exchangeable" in verdict
+
+    path = wait_for(lambda: page.evaluate(FIGURE, "stability path"), 20)
+    curves = [g for g in path["glyphs"] if "probability" in g["cols"]]
+    assert curves and all(0 <= p <= 1 for g in curves for p in g["cols"]["probability"])
+    ks = sorted({k for g in curves for k in g["cols"]["k"]})
+    assert ks[0] == 1 and ks[-1] == 30 and path["x"][0] <= 1 and path["x"][1] >= 30
+    assert path["y"] == [0, 1.02]
+    knockoffs = wait_text(page, ".knockoff-verdict", "Knockoffs", timeout=120)
+    assert "false discovery rate of 0.1" in knockoffs or "not used" in knockoffs
+    coefficients = wait_for(lambda: page.evaluate(FIGURE, "coefficient path"), 60)
+    weights = [w for g in coefficients["glyphs"] for w in g["cols"].get("weight_per_sd", [])]
+    assert weights and coefficients["y"][0] <= min(weights) <= max(weights) <= \
+        coefficients["y"][1]
+    heat = wait_for(lambda: page.evaluate(FIGURE, "redundancy of the chosen features"), 60)
+    names = {n for g in heat["glyphs"] for n in g["cols"].get("feature", [])}
+    assert len(names) == 5 and any(n.startswith(("mean ", "worst ")) for n in names)
+    expect(page.locator(".download-stability-path")).to_be_visible()
+    shot(page)
+    assert "Traceback" not in server_log()
+
+
+def test_the_accuracy_view_draws_the_chance_baseline(page: Page, server):
+    page.goto(f"{server}/explorer?dataset=breast-cancer&method=fisher&k=5")
+    settled_status(page)
+    page.locator(".view-tabs").get_by_text("Accuracy vs #features").click()
+    wait_text(page, ".sweep-status", "finished", timeout=180)
+
+    def chance():
+        fig = page.evaluate(FIGURE, "cross-validated measure versus #features")
+        labels = page.evaluate("""title => {
+          for (const doc of Bokeh.documents) for (const m of doc.all_models)
+            if (m.title && m.title.text && m.title.text.startsWith(title))
+              return (m.center || []).filter(a => a.type === 'Legend')
+                .flatMap(l => l.items.map(i => i.label && i.label.value));
+          return null; }""", "cross-validated measure versus #features")
+        return (fig, labels) if labels and "random" in labels else None
+
+    fig, labels = wait_for(chance, 20)
+    words = wait_text(page, ".sweep-verdicts", "fisher against random", timeout=10)
+    assert re.search(r"fisher against random: .*k = \d", words)

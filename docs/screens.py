@@ -109,6 +109,14 @@ def dashboard(page, url: str) -> None:
     expect(page.locator(".view-agreement").first).to_be_visible(timeout=60_000)
     settle(page, 2500)
     save(page, "dashboard-stability", ".view-tabs")
+    tab(page, "Error control")
+    page.get_by_role("button", name="Run error control").click()
+    expect(page.locator(".knockoff-verdict").get_by_text("Knockoffs")).to_be_visible(
+        timeout=300_000)
+    expect(page.locator(".view-redundancy .bk-Canvas, .view-redundancy canvas").first
+           ).to_be_visible(timeout=120_000)
+    settle(page, 2500)
+    save(page, "dashboard-error-control", ".view-tabs")
     page.set_viewport_size(WINDOW)
 
 

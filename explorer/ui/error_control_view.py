@@ -16,8 +16,7 @@ import panel as pn
 from holoviews.streams import Pipe
 
 from .. import viz
-from ..experiments.error_control import SS_FEATURES
-from ..methods import k_grid
+from ..experiments.error_control import default_ks
 from . import _widgets as W
 from ._fit_pool import background_worker
 from ._jobs import ErrorControlJob
@@ -79,7 +78,7 @@ class ErrorControlView(pn.viewable.Viewer):
             weights = estimator.feature_weights()
             chosen = [int(j) for j in sorted(estimator.selected_features_,
                                              key=lambda j: -weights[j])[:MOST_CHOSEN]]
-        ks = k_grid(min(data.n_features, SS_FEATURES), 8)
+        ks = default_ks(data.n_features)
         self._path.send((ks, np.zeros((len(ks), 0)), [], 0.6, []))
         self.verdict.object = self.knockoffs.object = ""
         self.coefficients.object = self.redundancy.object = None

@@ -25,7 +25,7 @@ def test_error_control_draws_its_four_views(page: Page, server, server_log, shot
     wait_text(page, ".error-control-status", "pairs", timeout=30)
     verdict = wait_text(page, ".error-control-verdict", "stable feature", timeout=120)
     match = re.search(r"(\d+) stable features? \(selection probability ≥ 0\.6 at some k in "
-                      r"1–30, 40 half-samples\); expected false selections among them at most "
+                      r"1–7, 40 half-samples\); expected false selections among them at most "
                       r"([\d.]+)", verdict)
     assert match, verdict
     assert "exchangeable" in verdict
@@ -34,7 +34,7 @@ def test_error_control_draws_its_four_views(page: Page, server, server_log, shot
     curves = [g for g in path["glyphs"] if "probability" in g["cols"]]
     assert curves and all(0 <= p <= 1 for g in curves for p in g["cols"]["probability"])
     ks = sorted({k for g in curves for k in g["cols"]["k"]})
-    assert ks[0] == 1 and ks[-1] == 30 and path["x"][0] <= 1 and path["x"][1] >= 30
+    assert ks[0] == 1 and ks[-1] == 7 and path["x"][0] <= 1 and path["x"][1] >= 7
     assert path["y"] == [0, 1.02]
     knockoffs = wait_text(page, ".knockoff-verdict", "Knockoffs", timeout=120)
     assert "false discovery rate of 0.1" in knockoffs or "not used" in knockoffs

@@ -151,7 +151,7 @@ class FGM(BaseSelector):
     C_ : float
         The C used (with ``C="cv"``: the chosen one).
     Cs_, cv_scores_ : ndarray
-        With ``C="cv"``: the grid of C and the (len(Cs_), cv) array of held-out scores, one
+        With ``C="cv"``: the grid of C and the ``(len(Cs_), cv)`` array of held-out scores, one
         row per C and one column per fold.
     stopped_early_ : bool
         The callback returned False; the model so far is kept.

@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 from _common import Table, run
 
-from explorer.data import Dataset, load
+from explorer.data import Dataset, load, make_planted_logistic
 from explorer.experiments import knockoff_selection, stability_selection
 from explorer.methods import get_method, k_grid
 
@@ -39,20 +39,8 @@ REAL = {"fine-foods": ("fgm", "fsa"), "pd-speech": ("fgm", "fsa", "abess"),
 KS = [1, 2, 3, 5, 8, 12, 20]
 
 
-def planted_design(seed: int, n: int, p: int, signals: int = 20, rho: float = 0.5,
-                   null: bool = False) -> Dataset:
-    rng = np.random.default_rng(seed)
-    Z = rng.standard_normal((n, p))
-    X = Z.copy()
-    for j in range(1, p):
-        X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho**2) * Z[:, j]
-    truth = np.sort(rng.choice(p, signals, replace=False))
-    w = np.zeros(p)
-    w[truth] = rng.choice([-1.0, 1.0], signals)
-    y = np.where(rng.random(n) < 1 / (1 + np.exp(-(X @ w))), 1, -1)
-    if null:
-        y = rng.permutation(y)
-    return Dataset(X=X, y=y, truth=truth)
+def planted_design(seed: int, n: int, p: int, null: bool = False) -> Dataset:
+    return make_planted_logistic(n, p, 20, 0.5, null=null, seed=seed)
 
 
 def _reported(result) -> float:

@@ -17,6 +17,7 @@ from ._synthetic import (
     make_fsa_correlated,
     make_fsa_equicorrelated,
     make_fsa_nonlinear,
+    make_planted_logistic,
     make_ranking,
     make_semi_supervised,
     make_sparse_wide,
@@ -81,6 +82,7 @@ __all__ = [
     "format_bytes", "infer_task",
     "lazy_format", "load", "load_file", "load_lazy",
     "make", "make_fgm_groups", "make_fgm_linear", "make_fsa_correlated",
-    "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_ranking", "make_semi_supervised",
+    "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_planted_logistic", "make_ranking",
+    "make_semi_supervised",
     "make_sparse_wide", "make_text_like", "make_textures", "make_xor", "save", "with_names",
 ]

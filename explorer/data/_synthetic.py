@@ -130,6 +130,29 @@ def _fsa_truth(k_star: int, n_features: int) -> np.ndarray:
     return truth
 
 
+def make_planted_logistic(n_samples: int = 300, n_features: int = 500, n_signals: int = 20,
+                          rho: float = 0.5, null: bool = False, seed: int = 0) -> Dataset:
+    """A planted design for error control: x ~ N(0, Σ), Σ_ij = ρ^|i−j| (correlated
+    nuisance), ``n_signals`` columns at random with weights ±1 in a logistic model,
+    y ∈ {−1, 1}; ``null``: the labels permuted, so that nothing carries signal."""
+    if not 0.0 <= rho < 1.0:
+        raise ValueError("rho must be in [0, 1)")
+    if not 0 < n_signals <= n_features:
+        raise ValueError(f"n_signals must be in 1 … {n_features}, got {n_signals}")
+    rng = _rng(seed)
+    X = _ar1(rng, n_samples, n_features, rho, np.float64)
+    truth = np.sort(rng.choice(n_features, n_signals, replace=False))
+    w = np.zeros(n_features)
+    w[truth] = rng.choice([-1.0, 1.0], n_signals)
+    y = np.where(rng.random(n_samples) < 1 / (1 + np.exp(-(X @ w))), 1, -1)
+    if null:
+        y = rng.permutation(y)
+    return Dataset(X=X, y=y, truth=truth, name="planted-logistic",
+                   description=(f"{n_signals} of {n_features} AR(1) columns (ρ = {rho}) in a "
+                                "logistic model" + (", labels permuted" if null else "")),
+                   source="synthetic", licence="synthetic")
+
+
 def make_fsa_correlated(n_samples: int = 1000, n_features: int = 1000, k_star: int = 10,
                         delta: float = 0.9, label_noise: float = 0.0,
                         task: str = "classification", n_test: int = 1000, dtype=np.float64,

@@ -298,6 +298,10 @@ def _logistic(C, l1: bool, **kwargs) -> LogisticRegression:
                               random_state=0, **kwargs)
 
 
+_SVM_C = ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True,
+                   help="SVM trade-off; 'cv': cross-validated", extra=cv_choice())
+
+
 def _linear_svc(C, max_iter=2000):
     return LinearSVC(C=C, loss="squared_hinge", dual="auto", max_iter=max_iter, random_state=0)
 
@@ -319,8 +323,7 @@ class RFESelector(BaseSelector):
                   help="number of features to keep", bound="n_features"),
         ParamSpec("step", "step", 0.2, "float", 1e-3, 1e5, log=True,
                   help="fraction (<1) or number (>=1) of features removed per round"),
-        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True,
-                  help="SVM trade-off; 'cv': cross-validated", extra=cv_choice()),
+        _SVM_C,
     )
 
     def __init__(self, k: int = 10, step: float = 0.2, C: float = 1.0, Cs=None, cv: int = 3):
@@ -399,8 +402,7 @@ class FisherSVM(BaseSelector):
     param_specs = (
         ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
                   help="number of features with the largest Fisher score", bound="n_features"),
-        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True,
-                  help="SVM trade-off; 'cv': cross-validated", extra=cv_choice()),
+        _SVM_C,
     )
 
     def __init__(self, k: int = 10, C: float = 1.0, Cs=None, cv: int = 3):
@@ -536,8 +538,7 @@ class RandomSubset(FisherSVM):
     param_specs = (
         ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
                   help="number of columns drawn at random", bound="n_features"),
-        ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True,
-                  help="SVM trade-off; 'cv': cross-validated", extra=cv_choice()),
+        _SVM_C,
         ParamSpec("seed", "seed", 0, "int", 0, 2**31 - 1, help="random draw", live=False),
     )
 

@@ -10,26 +10,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from explorer.data import Dataset
+from explorer.data import Dataset, make_planted_logistic
 from explorer.experiments import knockoff_selection, stability_selection
 from explorer.experiments.error_control import mb_bound, shah_samworth_bound
 
 
 def planted(seed, n=300, p=500, signals=20, rho=0.5, null=False):
-    """AR(1)-correlated Gaussian columns (ρ between neighbours: correlated nuisance),
-    ``signals`` of them with weights ±1 in a logistic model; ``null``: the labels permuted."""
-    rng = np.random.default_rng(seed)
-    Z = rng.standard_normal((n, p))
-    X = Z.copy()
-    for j in range(1, p):
-        X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho**2) * Z[:, j]
-    truth = np.sort(rng.choice(p, signals, replace=False))
-    w = np.zeros(p)
-    w[truth] = rng.choice([-1.0, 1.0], signals)
-    y = np.where(rng.random(n) < 1 / (1 + np.exp(-(X @ w))), 1, -1)
-    if null:
-        y = rng.permutation(y)
-    return Dataset(X=X, y=y, truth=truth)
+    """AR(1)-correlated Gaussian columns (correlated nuisance), ``signals`` of them with
+    weights ±1 in a logistic model; ``null``: the labels permuted."""
+    return make_planted_logistic(n, p, signals, rho, null=null, seed=seed)
 
 
 def test_the_bounds_written_out():

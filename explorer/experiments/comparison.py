@@ -14,8 +14,17 @@ import pandas as pd
 
 from ..data import load
 from ..methods import k_grid
+from ..methods.knowledge import counts, shared
 from .inference import LEVEL, PairedDifference, paired_difference
-from .sweeps import _check_count_knob_free, _cluster, _resolve, check_compatible, folds_frame, sweep
+from .sweeps import (
+    _check_count_knob_free,
+    _cluster,
+    _resolve,
+    check_compatible,
+    folds_frame,
+    room_for_pinned,
+    sweep,
+)
 
 # Repetitions of K-fold CV a comparison runs by default (`benchmarks/bench_compare.py`): the
 # corrected interval called a difference between equal methods in 1-3 % of planted designs at
@@ -113,7 +122,7 @@ def compare(methods: Sequence[str], dataset, *, ks: Sequence[int] | None = None,
             repeats: int = DEFAULT_REPEATS, level: float = LEVEL, rope: float = 0.0,
             params: dict[str, dict] | None = None, callback: Callable | None = None,
             client=None, n_jobs: int = 1, test_size: float = 0.3,
-            seed: int = 0) -> Comparison:
+            seed: int = 0, knowledge: dict | None = None) -> Comparison:
     """Score several methods at the same numbers of features on the same repeated folds of the
     training part, keep every fold, and compare every pair.
 
@@ -142,6 +151,11 @@ def compare(methods: Sequence[str], dataset, *, ks: Sequence[int] | None = None,
         Half-width of a region of practical equivalence, in the measure's units (0: off).
     params : dict, optional
         Extra settings per method, ``{name: {...}}``.
+    knowledge : dict, optional
+        What the user knows, given to every method alike (``always_include``, ``exclude``,
+        ``penalty_factor``, ``positive``; :mod:`explorer.methods.knowledge`); a method
+        that cannot honour it is named before any fit. The default grid of k starts at the
+        number of always-included features.
     callback : callable, optional
         Sees each row (a method at one k) as it arrives; ``False`` stops.
     client, n_jobs
@@ -175,13 +189,17 @@ def compare(methods: Sequence[str], dataset, *, ks: Sequence[int] | None = None,
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=test_size, seed=seed)
+    knowledge = shared(knowledge, classes, dataset.n_features, dataset.names())
+    pinned, allowed = counts(knowledge, dataset.n_features)
     if ks is None:
-        ks = k_grid(dataset.n_features, n_points)
+        ks = [k for k in k_grid(allowed, n_points) if k >= pinned] or [pinned]
     ks = sorted({int(k) for k in ks})
+    room_for_pinned(ks, knowledge, dataset)
     params = dict(params or {})
     unknown = set(params) - set(names)
     if unknown:
         raise ValueError(f"params for methods not compared: {sorted(unknown)}")
+    params = {name: {**knowledge, **params.get(name, {})} for name in names}
     for cls, name in zip(classes, names):  # before any fit: a setting that cannot run
         check_compatible(cls, dataset, params.get(name))
         _check_count_knob_free(cls, params.get(name, {}))

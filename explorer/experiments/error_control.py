@@ -36,7 +36,7 @@ import pandas as pd
 from ..data import Dataset, load
 from ..methods import k_grid
 from .resampling import at_k, fit_at_k, subsample
-from .sweeps import _cluster, _resolve, check_compatible, fit_kwargs
+from .sweeps import _cluster, _resolve, check_compatible, fit_kwargs, known
 
 THRESHOLD = 0.6  # τ: the selection probability a stable feature reaches
 PAIRS = 25  # complementary pairs: 50 fits per k
@@ -214,6 +214,7 @@ def stability_selection(method, dataset, *, ks: Sequence[int] | None = None,
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=test_size, seed=seed)
+    params = known(params, dataset)
     if dataset.is_lazy:
         raise ValueError("stability selection resamples rows of a dataset in memory; this one "
                          "is opened lazily (a dask array)")
@@ -357,6 +358,7 @@ def knockoff_selection(method, dataset, *, fdr: float = 0.1, ks: Sequence[int] |
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=test_size, seed=seed)
+    params = known(params, dataset)
     check_compatible(cls, dataset, params)
     n, p = dataset.n_samples, dataset.n_features
     names = dataset.names()

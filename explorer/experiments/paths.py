@@ -14,7 +14,7 @@ from ..data import load
 from ..kernels import column_moments
 from ..methods import k_grid
 from .error_control import _fit_warm
-from .sweeps import _resolve, check_compatible
+from .sweeps import _resolve, check_compatible, known
 
 
 def coefficient_path(method, dataset, *, ks: Sequence[int] | None = None, n_points: int = 8,
@@ -28,6 +28,7 @@ def coefficient_path(method, dataset, *, ks: Sequence[int] | None = None, n_poin
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=test_size, seed=seed)
+    params = known(params, dataset)
     check_compatible(cls, dataset, params)
     ks = sorted({int(k) for k in (ks if ks is not None else
                                   k_grid(dataset.n_features, n_points))})

@@ -33,8 +33,9 @@ from scipy.stats import t as student_t
 
 from ..data import Dataset, load
 from ..methods.base import specs_by_name
+from ..methods.knowledge import shared
 from ..metrics import recovery
-from .sweeps import _cluster, _resolve, fit_kwargs
+from .sweeps import _cluster, _resolve, fit_kwargs, known, room_for_pinned
 
 
 # ---------------------------------------------------------------------- Φ̂ and Jaccard
@@ -369,6 +370,7 @@ def stability(method, dataset, *, n_resamples: int = 50, fraction: float = 0.5, 
     if dataset.is_lazy:
         raise ValueError("stability resamples rows of a dataset in memory; this one is opened "
                          "lazily (a dask array)")
+    params = known(params, dataset)
     parts = [dataset.split(test_size=test_size, seed=seed)] if splits == 1 else \
         [dataset.pooled().split(test_size=test_size, seed=seed + s) for s in range(splits)]
     each_chance = CHANCE_RESAMPLES
@@ -633,10 +635,13 @@ class AgreementResult:
 
 def agreement(methods: Sequence[str], dataset, *, k: int, test_size: float = 0.3,
               seed: int = 0, params: dict | None = None,
-              callback: Callable | None = None) -> AgreementResult:
+              callback: Callable | None = None,
+              knowledge: dict | None = None) -> AgreementResult:
     """Fit each of ``methods`` at ``k`` features on the dataset's training part
     (:func:`fit_at_k`: a count knob, or GrFL's cap searched for k; ``params``: per-method
-    extra settings, ``{name: {...}}``) and compare the sets they select.
+    extra settings, ``{name: {...}}``; ``knowledge``: what the user knows, given to every
+    method alike, as in :func:`~explorer.experiments.compare`) and compare the sets they
+    select.
     ``callback(name, selected)`` sees each method's set as it is fitted; ``False`` stops.
 
     Examples
@@ -657,12 +662,15 @@ def agreement(methods: Sequence[str], dataset, *, k: int, test_size: float = 0.3
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=test_size, seed=seed)
+    knowledge = shared(knowledge, [_resolve(m) for m in methods], dataset.n_features,
+                       dataset.names())
+    room_for_pinned([k], knowledge, dataset)
     supports, settings = {}, {}
     for name in methods:
         cls = _resolve(name)
         # the comparison is at k: a method's own count knob in params does not override it
         est, settings[cls.registry_name or cls.__name__] = fit_at_k(
-            cls, dataset, k, (params or {}).get(name, {}))
+            cls, dataset, k, {**knowledge, **(params or {}).get(name, {})})
         key = cls.registry_name or cls.__name__
         supports[key] = np.asarray(est.selected_features_)
         if callback is not None and callback(key, supports[key]) is False:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..data import DataError, Dataset, check_binary, load
 from ..methods import REGISTRY, get_method, k_grid
+from ..methods.knowledge import by_index, counts, pinned_count
 from ..metrics import METRICS, evaluate, recovery
 from .inference import LEVEL, interval_of_mean
 
@@ -81,6 +82,21 @@ def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callb
         row["percent_found"] = rec["percent_found"]
     row["_estimator"] = est
     return row
+
+
+def known(params: dict, dataset: Dataset) -> dict:
+    """``params`` with the features the user pinned, excluded or weighted named by index in
+    ``dataset`` (:func:`explorer.methods.knowledge.by_index`: names are the dataset's)."""
+    return by_index(params, dataset.n_features, dataset.names())
+
+
+def room_for_pinned(ks, params: dict, dataset: Dataset) -> None:
+    """Raise when a k of ``ks`` is smaller than the always-included features (k counts them)."""
+    pinned = pinned_count(params, dataset.n_features)
+    small = [int(k) for k in ks if int(k) < pinned]
+    if small:
+        raise ValueError(f"k = {small[0]} is smaller than the {pinned} always-included "
+                         "features; k counts every feature of the model")
 
 
 def check_compatible(method, dataset: Dataset, params: dict | None = None) -> None:
@@ -236,8 +252,10 @@ def sweep(method, dataset, *, values: Sequence | None = None, ks: Sequence[int] 
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=test_size, seed=seed)
+    params = known(params, dataset)
     knob = cls.sparsity_param
     if ks is not None:
+        room_for_pinned(ks, params, dataset)
         if values is not None:
             raise ValueError("pass values= (the method's own knob) or ks= (numbers of "
                              "features), not both")
@@ -251,6 +269,9 @@ def sweep(method, dataset, *, values: Sequence | None = None, ks: Sequence[int] 
         groups = fit_kwargs(cls(**params), dataset).get("groups")
         if knob == "k" and groups is not None:  # k counts groups (FGM, FS-multi): up to them
             values = k_grid(_n_groups(groups), n_points)
+        elif knob == "k":  # between the always-included features and those allowed
+            pinned, allowed = counts(params, dataset.n_features)
+            values = [v for v in values if pinned <= v <= allowed] or [max(pinned, 1)]
     values = list(values)
     folds = repeated_folds(dataset, cv, repeats, seed) if cv is not None else None
     if cv is None and int(repeats) != 1:

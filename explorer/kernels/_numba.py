@@ -855,7 +855,7 @@ def fsa_next_eta(eta, eta_max, outcome, bound, rule):
 def fsa_dense_steps(X, row_major, y, code, h, weight, curv, mean, scale, beta, alive, b, eta,
                     eta_max, rule, max_halvings, slack, ridge, fit_intercept, schedule, e0, budget,
                     first, compact_at, stop, g0, loss_out, beta_out, alive_out, b_out, eta_out,
-                    work):
+                    work, priority, positive):
     """Up to ``budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on a dense working
     matrix X (n × W, standardised implicitly by ``mean``/``scale``): gradient step with the
     ridge prior's exact prox, keep the ``schedule[e]`` largest |β| of the alive columns (ties:
@@ -867,6 +867,8 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, curv, mean, scale, beta, a
     ``AnnealingRun._step``, the same arithmetic (sums reassociated for SIMD); ``beta``,
     ``alive`` (W,) are updated in place. ``g0`` (W values, or none): Xᵀr of the first
     iteration, already taken (FSA's first pass over X computes it with the moments).
+    What the user knows: the kill ranks |β_j|·``priority[j]`` (1 / the penalty factor; ``inf``
+    never killed); ``positive`` projects each step onto β ≥ 0.
 
     Writes per step the loss before it, β, the alive mask, the intercept and η after it;
     adds to ``work`` the matrix cells its products read (``work[0]``) and the trial steps the
@@ -946,6 +948,8 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, curv, mean, scale, beta, a
             for j in range(W):
                 alive_c[j] = alive[j]
                 beta_c[j] = (beta[j] - eta * g[j]) / denom if alive[j] else 0.0
+                if positive and beta_c[j] < 0.0:
+                    beta_c[j] = 0.0
             b_c = b - eta * gb
             if n_alive > M:
                 ids = np.empty(n_alive, dtype=np.int64)
@@ -954,7 +958,8 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, curv, mean, scale, beta, a
                 for j in range(W):
                     if alive[j]:
                         ids[q] = j
-                        size[q] = -abs(beta_c[j])
+                        size[q] = -np.inf if priority[j] == np.inf else \
+                            -abs(beta_c[j]) * priority[j]
                         q += 1
                 # the M largest |β| (ties: the earlier column), by selection, not a sort
                 threshold = np.partition(size, M - 1)[M - 1]

@@ -31,6 +31,7 @@ from .._params import ParamSpec, specs_by_name  # noqa: F401  (re-exported)
 from ..data import DataError, as_matrix, check_binary, check_finite, check_labels, check_rows
 from ..kernels.chunked import as_chunked, is_dask
 from ..optim import WarmStart
+from . import knowledge as _knowledge
 
 Callback = Callable[["IterationRecord"], Any]
 _INDEX = np.dtype(np.int64)  # the dtype of a record's selected indices
@@ -360,10 +361,26 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     has_bounds: ClassVar[bool] = False
     has_inner_trace: ClassVar[bool] = False  # records carry info["inner_objective"]
     has_schedule: ClassVar[bool] = False     # records carry info["M_e"] (FSA)
+    # what the user knows that the method honours (:mod:`explorer.methods.knowledge`): every
+    # method whose model is read through predict honours ``exclude`` (fitted without them)
+    knowledge: ClassVar[frozenset[str]] = frozenset({"exclude"})
     _fit_params: ClassVar[tuple[str, ...]] = ()  # extra keyword arguments fit() accepts
     accepts_chunked: ClassVar[bool] = False  # fit takes a dask X (kernels.chunked)
 
     _transient: ClassVar[tuple[str, ...]] = ("_master",)  # fit-time solver state
+
+    def _set_knowledge(self, always_include, exclude, penalty_factor, positive) -> None:
+        """Store the four options every ``__init__`` takes (see :mod:`.knowledge`)."""
+        self.always_include = always_include
+        self.exclude = exclude
+        self.penalty_factor = penalty_factor
+        self.positive = positive
+
+    def _known(self) -> _knowledge.Knowledge | None:
+        """The resolved options of the fit in progress (None when the user gave none);
+        read by the methods that honour ``always_include``, ``penalty_factor``, ``positive``.
+        """
+        return self.__dict__.get("_knowledge")
 
     @property
     def history_(self) -> list[IterationRecord]:
@@ -536,6 +553,20 @@ class BaseSelector(SelectorMixin, BaseEstimator):
                             f"{X.shape[0]} sample")
         y = np.asarray(y)
         check_rows(X, y)
+        for stale in ("submodel_", "allowed_features_", "_knowledge"):  # an earlier fit's
+            self.__dict__.pop(stale, None)
+        know = _knowledge.resolve(self, X.shape[1], getattr(self, "feature_names_in_", None))
+        if know is not None:
+            _knowledge.refuse(self, know)
+            if know.banned.size:
+                return self._fit_allowed(X, y, know, callback, fit_params)
+            self._knowledge = know
+        try:
+            return self._fit_validated(X, y, callback, fit_params)
+        finally:
+            self.__dict__.pop("_knowledge", None)
+
+    def _fit_validated(self, X, y, callback, fit_params):
         # a warm fit depends on the fit before it: every record says so (set by _warm_for
         # when the previous fit's state applies, by _fit_ovr when it reuses the members)
         recorder = Recorder(callback)
@@ -565,6 +596,43 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
     def _describe(self) -> str:
         return self.display_name or type(self).__name__
+
+    def _fit_allowed(self, X, y, know, callback, fit_params):
+        """``exclude``: the same method fitted on the allowed columns only (``submodel_``),
+        its weights and records spread back over every column (0 on the excluded ones)."""
+        keep = know.allowed
+        if not (isinstance(X, np.ndarray) or sp.issparse(X)):
+            raise DataError(f"{self._describe()}: exclude needs X in memory")
+        if getattr(self, "groups", None) is not None or fit_params.get("groups") is not None:
+            raise ValueError(f"{self._describe()}: exclude names columns and this fit has "
+                             "groups of columns; leave the excluded columns out of X (and "
+                             "of groups) instead")
+        from ..kernels import take_columns
+
+        if fit_params.get("X_unlabeled") is not None:  # FS-Manifold's unlabelled rows
+            fit_params = {**fit_params, "X_unlabeled": take_columns(
+                as_matrix(fit_params["X_unlabeled"], finite=False), keep)}
+        inner = clone(self).set_params(exclude=None, always_include=None, penalty_factor=None)
+        sub = know.on(keep)
+        inner.set_params(always_include=sub.pinned if sub.pinned.size else None,
+                         penalty_factor=sub.factor if sub.factor is not None else None)
+        inner.fit(take_columns(X, keep), y, **fit_params,
+                  callback=None if callback is None else _OnColumns(callback, keep))
+        for name, value in inner.__dict__.items():
+            if name.endswith("_") and not name.startswith("_") and \
+                    name not in ("n_features_in_", "feature_names_in_"):
+                setattr(self, name, value)
+        p = self.n_features_in_
+        for name in ("coef_", "support_"):
+            value = np.asarray(getattr(inner, name))
+            if value.shape[-1] == keep.size:
+                full = np.zeros(value.shape[:-1] + (p,), dtype=value.dtype)
+                full[..., keep] = value
+                setattr(self, name, full)
+        self._records = [_knowledge_record(r, keep) for r in inner.history_]
+        self.submodel_ = inner
+        self.allowed_features_ = keep
+        return self
 
     def _cross_validated_C(self, X, y, fit_params, recorder: Recorder) -> float | None:
         """``C="cv"``: the C of best held-out score over ``Cs`` in ``cv`` folds
@@ -635,6 +703,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             else:
                 member = clone(self)
             member.n_features_in_ = self.n_features_in_
+            member.__dict__["_knowledge"] = self._known()
             y_pm = np.where(y == label, 1.0, -1.0)
             member.classes_ = np.array([-1.0, 1.0])
             member._fit(X, y_pm, recorder.child(**{"class": _py(label)}), **fit_params)
@@ -677,6 +746,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         from ..kernels import column_moments, take_columns
 
         effect = np.abs(W).sum(axis=0) * column_moments(X)[1]
+        know = self._known()
+        if know is not None:
+            effect[know.pinned] = np.inf  # always in the shared k
         keep = np.sort(np.lexsort((np.arange(effect.size), -effect))[: int(k)])
         Xk = take_columns(X, keep)
         refit = []
@@ -684,6 +756,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             member = clone(self).set_params(k=keep.size)
             member.n_features_in_ = keep.size
             member.classes_ = old.classes_
+            if know is not None:
+                member.__dict__["_knowledge"] = know.on(keep)
             quiet = Recorder()
             member._fit(Xk, np.where(y == label, 1.0, -1.0), quiet, **fit_params)
             coef = np.zeros(self.n_features_in_)
@@ -715,6 +789,11 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         rankers' predictions)."""
         check_is_fitted(self, "coef_")
         X = self._validate_X(X, reset=False)
+        inner = self.__dict__.get("submodel_")
+        if inner is not None:  # fitted without the excluded columns
+            from ..kernels import take_columns
+
+            return inner._raw_scores(take_columns(X, self.allowed_features_))
         members = getattr(self, "estimators_", None)
         if members is not None and self._task == "classification" and len(self.classes_) > 2:
             return np.column_stack([m._decision_binary(X) for m in members])
@@ -802,6 +881,28 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             return [int(v) for v in values]
         low, high = spec.low, spec.high
         return [float(v) for v in np.geomspace(low, high, n_points)]
+
+
+class _OnColumns:
+    """A callback for a fit on ``columns`` of X: hands on each record with its selected
+    indices in X's own columns; the rest of the callback (stop flag, cancel, warnings) as is."""
+
+    def __init__(self, callback, columns: np.ndarray):
+        self._callback, self._columns = callback, columns
+
+    def __call__(self, record):
+        return self._callback(_knowledge_record(record, self._columns))
+
+    def __getattr__(self, name):
+        return getattr(self._callback, name)
+
+
+def _knowledge_record(record: IterationRecord, columns: np.ndarray) -> IterationRecord:
+    import dataclasses
+
+    selected = columns[np.asarray(record.selected, dtype=np.int64)]
+    selected.setflags(write=False)
+    return dataclasses.replace(record, selected=selected)
 
 
 def _py(value):

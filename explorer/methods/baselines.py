@@ -19,6 +19,7 @@ from sklearn.svm import LinearSVC, l1_min_c
 
 from .._params import ParamSpec, cv_choice
 from .base import SWEEP_FEATURES, BaseSelector, Recorder, register
+from .knowledge import scale_columns, top
 
 _K_SPEC = ParamSpec("k", "target #features", None, "int", 1, 100000, log=True, nullable=True,
                     help="bisect C until exactly k features are non-zero (None: use C)",
@@ -56,6 +57,9 @@ class _LinearL1(BaseSelector):
     sparsity_param = "C"
     multiclass = "native"
     loss_name = ""
+    # penalty factors by rescaling the columns; liblinear penalises every weight, so a factor
+    # of 0 (always in) has no exact form here
+    knowledge = frozenset({"exclude", "penalty_factor"})
 
     def _make(self, C: float, l1: bool = True):  # pragma: no cover - overridden
         raise NotImplementedError  # abstract
@@ -95,6 +99,8 @@ class _LinearL1(BaseSelector):
 
     def _fit(self, X, y, recorder: Recorder, **_):
         multi = np.ndim(y) == 1 and len(getattr(self, "classes_", [])) > 2
+        original = X
+        X, factor = scale_columns(X, self._known())
         if self.k is None:
             coef, intercept, converged = self._one(X, y, self.C, multi)
             self._set(coef, intercept, multi, C=self.C, converged=converged)
@@ -105,8 +111,10 @@ class _LinearL1(BaseSelector):
                                 "weights": _weights(coef, self.support_)})
         else:
             self._bisect(X, y, recorder, multi)
+        if factor is not None:  # the weights of the original columns
+            self.coef_ = self.coef_ / factor
         if self.refit and self.support_.any():
-            self._refit(X, y, multi)
+            self._refit(original, y, multi)
 
     def _set(self, coef, intercept, multi, *, C, converged):
         self.coef_ = coef
@@ -234,7 +242,10 @@ class L1SVM(_LinearL1):
 
     def __init__(self, C: float = 0.05, k: int | None = None, refit: bool = False,
                  refit_C: float = 1.0, max_iter: int = 2000, tol: float = 1e-4, Cs=None,
-                 cv: int = 3):
+                 cv: int = 3,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.C = C
         self.Cs = Cs
         self.cv = cv
@@ -272,7 +283,10 @@ class L1LogReg(_LinearL1):
 
     def __init__(self, C: float = 0.1, k: int | None = None, refit: bool = False,
                  refit_C: float = 1.0, max_iter: int = 1000, tol: float = 1e-4, Cs=None,
-                 cv: int = 3):
+                 cv: int = 3,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.C = C
         self.Cs = Cs
         self.cv = cv
@@ -318,6 +332,7 @@ class RFESelector(BaseSelector):
     display_name = "RFE (linear SVM)"
     sparsity_param = "k"
     multiclass = "native"
+    knowledge = frozenset({"exclude", "always_include", "penalty_factor"})
     param_specs = (
         ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
                   help="number of features to keep", bound="n_features"),
@@ -326,7 +341,10 @@ class RFESelector(BaseSelector):
         _SVM_C,
     )
 
-    def __init__(self, k: int = 10, step: float = 0.2, C: float = 1.0, Cs=None, cv: int = 3):
+    def __init__(self, k: int = 10, step: float = 0.2, C: float = 1.0, Cs=None, cv: int = 3,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.k = k
         self.step = step
         self.C = C
@@ -351,6 +369,9 @@ class RFESelector(BaseSelector):
             step = int(max(1, self.step * alive.size)) if self.step < 1 else int(self.step)
             drop = min(step, alive.size - k)
             ranking = np.square(np.atleast_2d(coef)).sum(0)
+            know = self._known()
+            if know is not None:  # the pinned last to go, the others by weight² / factor
+                ranking = ranking * know.priority[alive]
             order = np.argsort(ranking, kind="stable")
             removed = alive[order[:drop]]
             alive = np.sort(alive[order[drop:]])
@@ -399,13 +420,17 @@ class FisherSVM(BaseSelector):
     display_name = "Fisher + SVM"
     sparsity_param = "k"
     multiclass = "native"
+    knowledge = frozenset({"exclude", "always_include", "penalty_factor"})
     param_specs = (
         ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
                   help="number of features with the largest Fisher score", bound="n_features"),
         _SVM_C,
     )
 
-    def __init__(self, k: int = 10, C: float = 1.0, Cs=None, cv: int = 3):
+    def __init__(self, k: int = 10, C: float = 1.0, Cs=None, cv: int = 3,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.k = k
         self.C = C
         self.Cs = Cs
@@ -414,7 +439,7 @@ class FisherSVM(BaseSelector):
     def _columns(self, X, y, k: int) -> tuple[np.ndarray, float]:
         """The ``k`` columns the SVM is fitted on, and the objective recorded for them."""
         self.scores_ = fisher_scores(X, y)
-        keep = np.sort(np.argsort(-self.scores_, kind="stable")[:k])
+        keep = top(self.scores_, k, self._known())  # the pinned, then score / factor
         return keep, float(self.scores_[keep].sum())
 
     def _fit(self, X, y, recorder: Recorder, **_):
@@ -448,6 +473,7 @@ class LassoSelector(BaseSelector):
     sparsity_param = "alpha"
     more_features_when = "smaller"
     multiclass = "native"
+    knowledge = frozenset({"exclude", "penalty_factor", "positive"})
     param_specs = (
         ParamSpec("alpha", "α", 0.1, "float", 1e-6, 1e3, log=True,
                   help="ℓ1 strength: larger α keeps fewer features"),
@@ -457,7 +483,10 @@ class LassoSelector(BaseSelector):
     )
 
     def __init__(self, alpha: float = 0.1, k: int | None = None, refit: bool = False,
-                 refit_alpha: float = 1e-2):
+                 refit_alpha: float = 1e-2,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.alpha = alpha
         self.k = k
         self.refit = refit
@@ -470,11 +499,16 @@ class LassoSelector(BaseSelector):
     def _one(self, X, y, alpha):
         from sklearn.linear_model import Lasso
 
-        model = Lasso(alpha=alpha, max_iter=5000, tol=1e-4)
+        know = self._known()
+        model = Lasso(alpha=alpha, max_iter=5000, tol=1e-4,
+                      positive=bool(know is not None and know.positive))
         converged = _fit_quietly(model, X, y)
         return np.asarray(model.coef_, dtype=float), float(model.intercept_), converged
 
     def _fit(self, X, y, recorder: Recorder, **_):
+        original = X
+        X, factor = scale_columns(X, self._known())
+
         def record(alpha, coef, intercept, converged):
             self.coef_, self.intercept_ = coef, intercept
             self.support_ = coef != 0
@@ -509,11 +543,16 @@ class LassoSelector(BaseSelector):
                 else:
                     hi = mid
             record(*best[1:])
+        X = original
+        if factor is not None:  # the weights of the original columns
+            self.coef_ = self.coef_ / factor
         if self.refit and self.support_.any():
             cols = np.flatnonzero(self.support_)
             from sklearn.linear_model import Ridge
 
-            ridge = Ridge(alpha=self.refit_alpha).fit(X[:, cols], y)
+            ridge = Ridge(alpha=self.refit_alpha, positive=bool(self._known() is not None
+                                                               and self._known().positive))
+            ridge.fit(X[:, cols], y)
             coef = np.zeros(X.shape[1])
             coef[cols] = ridge.coef_
             self.coef_, self.intercept_ = coef, float(ridge.intercept_)
@@ -535,6 +574,7 @@ class RandomSubset(FisherSVM):
     the largest one Fisher + SVM records."""
 
     display_name = "random columns + SVM"
+    knowledge = frozenset({"exclude", "always_include"})  # the others drawn at random
     param_specs = (
         ParamSpec("k", "#features", 10, "int", 1, 100000, log=True,
                   help="number of columns drawn at random", bound="n_features"),
@@ -542,8 +582,11 @@ class RandomSubset(FisherSVM):
         ParamSpec("seed", "seed", 0, "int", 0, 2**31 - 1, help="random draw", live=False),
     )
 
-    def __init__(self, k: int = 10, C: float = 1.0, Cs=None, cv: int = 3, seed: int = 0):
-        super().__init__(k=k, C=C, Cs=Cs, cv=cv)
+    def __init__(self, k: int = 10, C: float = 1.0, Cs=None, cv: int = 3, seed: int = 0,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        super().__init__(k=k, C=C, Cs=Cs, cv=cv, always_include=always_include,
+                         exclude=exclude, penalty_factor=penalty_factor, positive=positive)
         self.seed = seed
 
     def _columns(self, X, y, k: int) -> tuple[np.ndarray, float]:
@@ -552,7 +595,10 @@ class RandomSubset(FisherSVM):
         _, codes = np.unique(np.asarray(y), return_inverse=True)
         rows = zlib.crc32(np.ascontiguousarray(codes, dtype=np.int64).tobytes())
         rng = np.random.default_rng([int(self.seed), int(X.shape[0]), rows])
-        keep = np.sort(rng.choice(X.shape[1], size=k, replace=False))
+        know = self._known()
+        pinned = know.pinned if know is not None else np.zeros(0, np.int64)
+        rest = np.setdiff1d(np.arange(X.shape[1]), pinned)
+        keep = np.union1d(pinned, rng.choice(rest, size=k - pinned.size, replace=False))
         # recorded as Fisher + SVM records its choice: the drawn columns' total Fisher score
         self.scores_ = fisher_scores(X, y)
         return keep, float(self.scores_[keep].sum())

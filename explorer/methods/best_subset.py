@@ -41,9 +41,13 @@ class _Abess(BaseSelector):
 
     sparsity_param = "k"
     param_specs = _SPECS
+    knowledge = frozenset({"exclude", "always_include"})  # abess's own always_select
 
     def __init__(self, k: int | None = 10, k_max: int = 50, ic: str = "ebic",
-                 fit_intercept: bool = True):
+                 fit_intercept: bool = True,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.k = k
         self.k_max = k_max
         self.ic = ic
@@ -63,13 +67,23 @@ class _Abess(BaseSelector):
         # abess standardises the columns and refuses constant ones: they cannot enter a
         # support usefully (the intercept is the constant), so they are left out
         varying = np.flatnonzero(_column_std(X) > 0)
+        know = self._known()
+        pinned = np.zeros(0, np.int64) if know is None else know.pinned
+        constant = np.setdiff1d(pinned, varying)
+        if constant.size:
+            raise ValueError(f"{self._describe()}: always_include names feature "
+                             f"{int(constant[0])}, a constant column (the intercept is that "
+                             "constant; abess cannot fit it)")
+        always = np.searchsorted(varying, pinned)
         Xv = X[:, varying]
         top = max(1, varying.size)
         sizes = [min(int(self.k), top)] if self.k is not None else \
-            list(range(1, min(int(self.k_max), top) + 1))
+            list(range(max(1, pinned.size), min(int(self.k_max), top) + 1))
         best, warm = None, None
         for size in sizes:
             model = self._model(size, warm)
+            if always.size:
+                model.set_params(always_select=always.tolist())
             model.fit(Xv, target)
             coef = np.zeros(m)
             coef[varying] = np.asarray(model.coef_, dtype=np.float64).ravel()

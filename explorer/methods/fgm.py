@@ -247,7 +247,10 @@ class FGM(BaseSelector):
                  group_weights=None, feature_scaling: str | None = "auto",
                  feature_map: str | None = None, poly_gamma: float = 1.0, poly_r: float = 1.0,
                  n_bins: int = 8, warm_start: bool = False, refine: str | None = None,
-                 k: int | None = None, Cs=None, cv: int = 3):
+                 k: int | None = None, Cs=None, cv: int = 3,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.B = B
         self.C = C
         self.loss = loss

@@ -160,7 +160,10 @@ class FSManifold(BaseSelector):
                  C: float = 1.0, n_neighbors: int = 20, metric: str = "cosine",
                  graph_weights: str = "binary", laplacian: str = "unnormalized",
                  level: float = 0.9, max_iter: int = 100, tol: float = 1e-3,
-                 feature_scaling: str | None = "auto", Cs=None, cv: int = 3):
+                 feature_scaling: str | None = "auto", Cs=None, cv: int = 3,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.m = m
         self.Cs = Cs
         self.cv = cv

@@ -172,7 +172,10 @@ class FSMulti(BaseSelector):
                  k: int | None = None, max_outer: int = 15, tol: float = 1e-2,
                  inner_tol: float = 1e-3, max_inner: int = 200, fit_intercept: bool = True,
                  intercept_bound: float = 1e3, feature_scaling: str | None = "auto", groups=None,
-                 warm_start: bool = False, rec_k: int | None = None, Cs=None, cv: int = 3):
+                 warm_start: bool = False, rec_k: int | None = None, Cs=None, cv: int = 3,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.B = B
         self.C = C
         self.measure = measure

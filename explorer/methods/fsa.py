@@ -131,6 +131,8 @@ class FSA(BaseSelector):
     supports_warm_start = True
     accepts_chunked = True
     has_schedule = True
+    # the kill ranks |β_j| / penalty factor, never the always-included; positive: projected
+    knowledge = frozenset({"exclude", "always_include", "penalty_factor", "positive"})
     _fit_params = ("query",)
     param_specs = (
         ParamSpec("k", "k (features kept)", 10, "int", 1, 100000, log=True,
@@ -165,7 +167,10 @@ class FSA(BaseSelector):
                  n_iter: int = 500, eta: float | None = None, ridge: float = 1e-3,
                  huber_h: float = 0.1, basis: str | None = None, bins: int = 10,
                  smoothness: float = 0.1, standardize: bool = True, fit_intercept: bool = True,
-                 warm_start: bool = False):
+                 warm_start: bool = False,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.k = k
         self.loss = loss
         self.mu = mu
@@ -227,7 +232,7 @@ class FSA(BaseSelector):
                            ridge=float(self.ridge), fit_intercept=bool(self.fit_intercept),
                            standardize=bool(self.standardize),
                            bins=int(self.bins) if piecewise else None,
-                           smoothness=float(self.smoothness))
+                           smoothness=float(self.smoothness), **self._knowledge_config())
         eta = float(self.eta) if self.eta is not None else _PAPER_ETA[self.loss]
         if self.eta is None and piecewise:
             eta = min(eta, 1.8 / (datafit.curvature * gram_norm(X, config)))
@@ -250,6 +255,17 @@ class FSA(BaseSelector):
         self._warm = WarmStart(key=self._warm_key(n_features=m, piecewise=piecewise),
                                support=run.alive.copy(), coef=run.beta.copy(),
                                intercept=run.b)
+
+    def _knowledge_config(self) -> dict:
+        """The kill ranking's priorities and the sign constraint (``Annealing``'s fields)."""
+        know = self._known()
+        if know is None:
+            return {}
+        if know.positive and self.basis is not None:
+            raise ValueError("FSA: positive=True constrains the weights of the linear basis; "
+                             "a piecewise-linear response has no sign (use basis=None)")
+        return {"priority": know.priority if know.used() - {"positive"} else None,
+                "positive": know.positive}
 
     def _certify(self, run: AnnealingRun, outcome: str, recorder: Recorder) -> None:
         """``objective_``: the objective of the returned model (the last iterate: with the
@@ -285,6 +301,8 @@ class FSA(BaseSelector):
         self.kept_ = run.alive.copy()
         support = np.zeros(m, dtype=bool)
         support[run.alive] = True
+        if self.positive and not run.pl:  # a variable held at 0 by the sign is not used
+            support &= coef != 0
         self.support_ = support
 
     # ------------------------------------------------------------------ predict

@@ -133,6 +133,7 @@ class GrFL(BaseSelector):
     has_inner_trace = True
     _fit_params = ("image_shape", "feature_family")
     _transient = ("_master", "_space")
+    knowledge = frozenset()  # features it generates over groups of inputs: none yet
     param_specs = (
         ParamSpec("family", "feature family", "fourier", "choice",
                   choices=("fourier", "fourier-multi", "gabor")),
@@ -160,7 +161,10 @@ class GrFL(BaseSelector):
                  n_candidates: int = 50, bandwidths=None, max_features: int = 100,
                  solver: str = "fista", tol: float = 1e-4, random_state: int | None = 0,
                  image_shape=None, input_threshold: float = 0.5, warm_start: bool = False,
-                 max_inner: int = 5000):
+                 max_inner: int = 5000,
+                 *, always_include=None, exclude=None, penalty_factor=None,
+                 positive: bool = False):
+        self._set_knowledge(always_include, exclude, penalty_factor, positive)
         self.family = family
         self.lam = lam
         self.lam_shared = lam_shared

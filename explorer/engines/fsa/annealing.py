@@ -196,6 +196,10 @@ class Annealing:
     standardize: bool = True
     bins: int | None = None
     smoothness: float = 0.0
+    # what the user knows: per variable, what multiplies its size in the kill ranking
+    # (1 / penalty factor; inf: never killed), and β ≥ 0 (linear basis)
+    priority: np.ndarray | None = None
+    positive: bool = False
 
 
 def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, emit_deferred=None,
@@ -492,10 +496,15 @@ class AnnealingRun:
         cuts = 0
         for _halving in range(MAX_HALVINGS):
             beta = self._prior_step(self.beta - self.eta * grad)
+            if self.config.positive:
+                beta = np.maximum(beta, 0.0)
             b = self.b - self.eta * rsum
             keep = None
             if self.alive.size > M_e:
                 size = np.linalg.norm(beta, axis=1) if self.pl else np.abs(beta)
+                if self.config.priority is not None:
+                    rank = self.config.priority[self.alive]
+                    size = np.where(np.isinf(rank), np.inf, size * rank)
                 keep = np.sort(np.argsort(-size, kind="stable")[:M_e])
                 beta[np.setdiff1d(np.arange(beta.shape[0]), keep)] = 0.0
             if not np.all(np.isfinite(beta)) or np.abs(beta).max(initial=0) > 1e150:
@@ -586,7 +595,9 @@ class AnnealingRun:
             self.config.ridge,
             self.config.fit_intercept, self.schedule, e - 1, budget, self.first,
             W - int(np.ceil(keep * W)) + 1, stop, first, loss, betas, masks, intercepts, etas,
-            work)
+            work, np.ones(W) if self.config.priority is None else
+            np.ascontiguousarray(self.config.priority[self.work_orig]),
+            bool(self.config.positive))
         self.cells += float(work[0])
         self.rejected += int(work[1])
         self._carried = None

@@ -71,10 +71,13 @@ def run(args) -> int:
     known = {s.name for s in cls.param_specs}
     params = {k: v for k, v in session.get("params", {}).items() if k in known}
     params.pop("warm_start", None)
+    from .methods.knowledge import from_saved
+
+    knowledge = from_saved(session.get("knowledge"))
     try:
         check_compatible(method, dataset, params)
         split = dataset.split(test_size=0.3, seed=0)
-        estimator = cls(**params)
+        estimator = cls(**params, **knowledge)
         estimator.fit(split.X, split.y, **fit_kwargs(estimator, split))
     except (DataError, ValueError) as exc:
         print(f"explorer: {exc}", file=sys.stderr)
@@ -84,6 +87,8 @@ def run(args) -> int:
                       query=split.query_test)
     print(f"dataset  {split.name}: {split.summary()}")
     print(f"method   {method} {json.dumps(params, default=str)}")
+    if knowledge:
+        print(f"knowledge {json.dumps(knowledge, default=str)}")
     print(f"fit      {estimator.n_iter_} iterations, {estimator.fit_time_:.3f} s")
     print(f"selected {len(table)} features: "
           + ", ".join(table["name"].astype(str).head(30))

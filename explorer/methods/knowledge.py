@@ -284,3 +284,18 @@ def shared(knowledge: Mapping | None, classes, n_features: int, names=None) -> d
         estimator = cls(**given_)
         refuse(estimator, resolve(estimator, n_features))
     return given_
+
+
+def from_saved(saved: Mapping | None) -> dict:
+    """The estimator parameters of a session file's ``knowledge`` entry (JSON: the factors'
+    features as text keys); only the options that ask for something."""
+    saved = saved or {}
+    out = {}
+    for option in ("always_include", "exclude"):
+        if saved.get(option):
+            out[option] = [int(j) for j in saved[option]]
+    if saved.get("penalty_factor"):
+        out["penalty_factor"] = {int(j): float(f) for j, f in saved["penalty_factor"].items()}
+    if saved.get("positive"):
+        out["positive"] = True
+    return out

@@ -44,6 +44,7 @@ class StabilityJob:
     n_resamples: int
     others: list
     k: int | None
+    knowledge: dict = field(default_factory=dict)  # given to the others alike
 
     def __call__(self, data, row: Callable, halted: Callable[[], bool]) -> None:
         from ..experiments import agreement, stability
@@ -57,7 +58,8 @@ class StabilityJob:
         if self.others and self.k is not None and not halted():
             row({"kind": "agreement",
                  "result": agreement([self.method, *self.others], data, k=self.k,
-                                     params={self.method: self.params})})
+                                     params={self.method: self.params},
+                                     knowledge=self.knowledge)})
 
 
 @dataclass

@@ -13,6 +13,7 @@ import numpy as np
 from ..methods import REGISTRY
 from ..metrics import METRICS
 from ._data_source import UPLOAD, DataSource
+from ._knowledge import BAN, FACTORS, PIN, POSITIVE
 
 SESSION_VERSION = 1
 DEFAULT_BASELINES = ("l1-svm",)  # *Compare with* on a new page
@@ -20,7 +21,7 @@ COMPARE, MEASURE = "compare", "measure"  # the query's names of the comparison's
 
 
 def to_query(dataset: str, source, settings, *, baselines=DEFAULT_BASELINES,
-             metric: str | None = None) -> dict[str, str]:
+             metric: str | None = None, knowledge=None) -> dict[str, str]:
     """The URL query of a view of ``dataset`` (its origin ``source``, a
     :class:`~._data_source.DataSource`) fitted by ``settings`` (a
     :class:`~._method_settings.MethodSettings`): dataset, its knobs, method and the
@@ -39,6 +40,8 @@ def to_query(dataset: str, source, settings, *, baselines=DEFAULT_BASELINES,
         query[COMPARE] = ",".join(baselines)
     if metric is not None and metric != "accuracy":
         query[MEASURE] = metric
+    if knowledge:
+        query.update(knowledge.to_query())
     return query
 
 
@@ -58,6 +61,7 @@ class Parsed:
     problems: list = field(default_factory=list)
     baselines: list | None = None
     metric: str | None = None
+    knowledge_texts: dict = field(default_factory=dict)  # pin, ban, factors, positive
 
 
 def parse_query(query: dict[str, Any], *, available: list[str], method: str,
@@ -72,6 +76,7 @@ def parse_query(query: dict[str, Any], *, available: list[str], method: str,
     wanted_dataset = flat.pop("dataset", None)
     compared = flat.pop(COMPARE, None)
     measure = flat.pop(MEASURE, None)
+    out.knowledge_texts = {k: flat.pop(k) for k in (PIN, BAN, FACTORS, POSITIVE) if k in flat}
     if compared is not None:
         names = [n for n in compared.split(",") if n]
         unknown = [n for n in names if n not in REGISTRY]
@@ -108,10 +113,11 @@ def parse_query(query: dict[str, Any], *, available: list[str], method: str,
 
 
 def export_session(dataset: str, source, settings, *, params: dict, metric: str,
-                   baselines) -> dict:
-    """Dataset, method and parameters (``params``: every knob's value) as JSON-ready data
-    (``explorer run`` reads it)."""
-    return {
+                   baselines, knowledge=None) -> dict:
+    """Dataset, method and parameters (``params``: every knob's value) and what the user
+    knows (``knowledge``) as JSON-ready data (``explorer run`` reads it)."""
+    saved = {} if not knowledge else {"knowledge": knowledge.to_session()}
+    return {**saved,
         "explorer_session": SESSION_VERSION,
         "dataset": dataset if dataset != UPLOAD else source.upload_name,
         "dataset_params": {k: jsonable(v) for k, v in source.params.items()},

@@ -20,6 +20,7 @@ from ..methods import REGISTRY
 from . import _session, _status
 from ._data_source import UPLOAD, DataSource, available_datasets, split_for_sessions
 from ._fit_session import FitSession, Update, drain
+from ._knowledge import UserKnowledge, honoured, read_factors
 from ._method_settings import MethodSettings
 from ._sweeps import SWEEP_EVENTS, Sweeps
 from ._worker import kernels_warming
@@ -37,6 +38,7 @@ class ExplorerState(param.Parameterized):
     baselines = param.ListSelector(default=["l1-svm"], objects=sorted(REGISTRY),
                                    doc="methods swept next to the current one")
     data_version = param.Integer(default=0, doc="bumps when the data or method changes")
+    knowledge_version = param.Integer(default=0, doc="bumps when what the user knows changes")
 
     def __init__(self, *, dataset: Dataset | str | None = None, estimator=None,
                  start_worker: bool = True, **params):
@@ -48,6 +50,7 @@ class ExplorerState(param.Parameterized):
         self.feedback = _status.Feedback()
         self.fits = FitSession(self._events, self.feedback.notify, start_worker=start_worker)
         self.sweeps = Sweeps(self._events)
+        self.known = UserKnowledge()  # pinned, banned, penalty factors, sign: every fit's
         if isinstance(dataset, Dataset):
             self._use_dataset(dataset, name=dataset.name or "dataset")
         elif dataset is not None:
@@ -75,6 +78,11 @@ class ExplorerState(param.Parameterized):
 
     def _use_dataset(self, ds: Dataset, name: str) -> None:
         self.cancel_all()
+        same = self.data is not None and self.data.n_features == ds.n_features and \
+            self.data.names() == ds.names()
+        if not same and self.known:  # another dataset's features: pins and bans do not carry
+            self.known.clear()
+            self.knowledge_version += 1
         self.data = split_for_sessions(ds)  # unchanged when already split (a shared one)
         notice = f"Loaded {name}: {self.data.summary()}"
         if self.data.n_samples * self.data.n_features > BIG_DATA and self.live:
@@ -134,7 +142,77 @@ class ExplorerState(param.Parameterized):
                 self.feedback.notify(suited, "info")
 
     def _explain_compatibility(self) -> bool:
-        return self.feedback.reported(self.settings.check, self.data) is not None
+        if self.feedback.reported(self.settings.check, self.data) is None:
+            return False
+        refused = honoured(self.method, self.known)
+        if refused:
+            self.feedback.notify(f"{refused}: pick a method that does, or take it back "
+                                 "under What you know", "error")
+            return False
+        return True
+
+    # ------------------------------------------------------------------ knowledge
+    def knowledge_params(self) -> dict:
+        """What the user knows, as the estimator parameters every fit is given."""
+        return self.known.params()
+
+    def change_knowledge(self, edit, *args) -> None:
+        """Apply ``edit`` (a :class:`UserKnowledge` method, e.g. ``known.pin``) and refit
+        when live; the sweeps and resampling runs start over with it."""
+        edit(*args)
+        self._knowledge_changed()
+
+    def set_features(self, kind: str, text: str) -> bool:
+        """Pin (``kind`` "pinned") or ban ("banned") the features a text names — names or
+        numbers, comma-separated; an unknown one is named and nothing changes. A feature
+        named for one is taken from the other."""
+        names = self.data.names() if self.data is not None else []
+        position = {str(name): j for j, name in enumerate(names)}
+        chosen = []
+        for item in (t.strip() for t in str(text or "").split(",")):
+            if not item:
+                continue
+            if item in position:
+                chosen.append(position[item])
+            elif item.isdigit() and int(item) < len(names):
+                chosen.append(int(item))
+            else:
+                self.feedback.notify(f"What you know: no feature named {item!r} in this "
+                                     "dataset", "error")
+                return False
+        chosen = sorted(set(chosen))
+        if chosen == sorted(getattr(self.known, kind)):
+            return True
+        other = "banned" if kind == "pinned" else "pinned"
+        setattr(self.known, kind, chosen)
+        setattr(self.known, other, [j for j in getattr(self.known, other) if j not in chosen])
+        self._knowledge_changed()
+        return True
+
+    def set_positive(self, value: bool) -> None:
+        if bool(value) != self.known.positive:
+            self.known.positive = bool(value)
+            self._knowledge_changed()
+
+    def set_factors(self, content: bytes | None) -> bool:
+        """Penalty factors from a CSV file of name, factor (None: none); a bad file is named
+        and the factors stay as they were."""
+        if content is None:
+            self.known.factors = {}
+        else:
+            factors = self.feedback.reported(read_factors, content, self.data.names())
+            if factors is None:
+                return False
+            self.known.factors = factors
+        self._knowledge_changed()
+        return True
+
+    def _knowledge_changed(self) -> None:
+        self.sweeps.worker.cancel()
+        self.sweeps.clear()
+        self.knowledge_version += 1
+        if self.live and self.data is not None:
+            self.fit()
 
     def next_estimator(self, *, fresh: bool = False):
         """The estimator the next fit runs: warm from the current model only when the box is
@@ -148,6 +226,7 @@ class ExplorerState(param.Parameterized):
         if not self._explain_compatibility():
             return False
         estimator = self.next_estimator(fresh=fresh)
+        estimator.set_params(**self.knowledge_params())
         self.fits.start(estimator, self.data.X, self.data.y, fit_kwargs(estimator, self.data),
                         stepping=stepping, version=self.data_version,
                         data_key=getattr(self.data, "shared_key", None),
@@ -207,13 +286,13 @@ class ExplorerState(param.Parameterized):
     def sweep_methods(self) -> list[str]:
         """The current method and the chosen baselines that can run on the data."""
         return self.sweeps.methods(self.method, self.baselines, self.data,
-                                   self.current_params())
+                                   self.current_params(), self.known)
 
     def sweep(self, n_points: int = 8) -> bool:
         """Start the background accuracy-versus-#features sweep of the method and baselines."""
         if self.data is not None:
             self.sweeps.start(self.method, self.baselines, self.data, self.current_params(),
-                              n_points)
+                              n_points, knowledge=self.known)
         return self.data is not None
 
     def _reset_results(self) -> None:
@@ -235,7 +314,8 @@ class ExplorerState(param.Parameterized):
 
     def query_string(self) -> str:
         return _session.query_string(self.dataset, self.source, self.settings,
-                                     baselines=self.baselines, metric=self.metric)
+                                     baselines=self.baselines, metric=self.metric,
+                                     knowledge=self.known)
 
     def from_query(self, query: dict[str, Any], *, fit: bool = True) -> list[str]:
         """Apply a URL query (values may be strings or one-element lists); returns problems."""
@@ -249,6 +329,11 @@ class ExplorerState(param.Parameterized):
         if parsed.baselines is not None:
             self.baselines = parsed.baselines
         self.load()
+        if parsed.knowledge_texts:
+            self.known = UserKnowledge.from_texts(
+                parsed.knowledge_texts, self.data.n_features if self.data else None,
+                parsed.problems)
+            self.knowledge_version += 1
         if parsed.metric is not None:
             if parsed.metric in M.metrics_for(self.data.task if self.data else "classification"):
                 self.metric = parsed.metric
@@ -264,4 +349,4 @@ class ExplorerState(param.Parameterized):
     def export_session(self) -> dict:
         return _session.export_session(self.dataset, self.source, self.settings,
                                        params=self.current_params(), metric=self.metric,
-                                       baselines=self.baselines)
+                                       baselines=self.baselines, knowledge=self.known)

@@ -13,8 +13,10 @@ from ..data import DataError
 from ..experiments import Comparison, at_k, check_compatible, one_standard_error
 from ..experiments.comparison import summarize
 from ..methods import get_method, k_grid
+from ..methods.knowledge import counts
 from ._fit_pool import background_worker
 from ._jobs import SweepJob
+from ._knowledge import honoured
 
 SWEEP_EVENTS = ("row", "sweep-done", "sweep-error")
 CURRENT = "current setting"
@@ -52,12 +54,15 @@ class Sweeps(param.Parameterized):
         self.own: tuple[str, object] | None = None  # (method, the user's knob value)
         self.current: str | None = None  # the session's method among the swept ones
         self.current_label = CURRENT  # the legend's name for the current setting's mark
+        self.refused = ""  # the methods left out as they cannot honour what the user knows
 
     @staticmethod
-    def methods(method: str, baselines, data, params: dict) -> list[str]:
+    def methods(method: str, baselines, data, params: dict, knowledge=None) -> list[str]:
         """``method`` (with the user's ``params``) and the ``baselines`` that can run on
-        ``data``, then — on classes — the chance baseline (``CHANCE``: the same SVM on k
-        columns drawn at random), so that every curve can be read against choosing blindly."""
+        ``data`` and honour what the user knows (``knowledge``, a
+        :class:`~._knowledge.UserKnowledge`), then — on classes — the chance baseline
+        (``CHANCE``: the same SVM on k columns drawn at random), so that every curve can be
+        read against choosing blindly."""
         names = [method] + [b for b in baselines if b != method]
         if data is not None and data.task == "classification" and CHANCE not in names:
             names.append(CHANCE)
@@ -65,9 +70,10 @@ class Sweeps(param.Parameterized):
         for name in names:
             try:
                 check_compatible(name, data, params if name == method else None)
-                compatible.append(name)
             except DataError:
                 continue
+            if knowledge is None or honoured(name, knowledge) is None:
+                compatible.append(name)
         return compatible
 
     @staticmethod
@@ -83,16 +89,23 @@ class Sweeps(param.Parameterized):
                 out[name] = str(exc).split(" (")[0]
         return out
 
-    def start(self, method: str, baselines, data, params: dict, n_points: int) -> list[str]:
+    def start(self, method: str, baselines, data, params: dict, n_points: int,
+              knowledge=None) -> list[str]:
         """Start sweeping ``method`` (its other knobs at the user's ``params``, the user's own
         number of features a point of its curve) and the ``baselines`` on ``data``; returns
         the methods swept. Every method that can be asked for k is swept at the same k (the
         current method's grid), so that the differences pair them fold for fold; the others
-        (GrFL's cap, the Lasso's alpha) over their own knob."""
+        (GrFL's cap, the Lasso's alpha) over their own knob. What the user knows
+        (``knowledge``) is given to every method alike; one that cannot honour it is left out
+        and said so in the status."""
         self.token += 1
         self.clear()
         measures = M.metrics_for(data.task)
-        methods = self.methods(method, baselines, data, params)
+        methods = self.methods(method, baselines, data, params, knowledge)
+        refused = [] if not knowledge else [
+            name for name in self.methods(method, baselines, data, params)
+            if name not in methods]
+        known = knowledge.params() if knowledge else {}
         self.swept = list(methods)
         jobs = []
         self.own = None
@@ -100,12 +113,16 @@ class Sweeps(param.Parameterized):
         self.current_label = CURRENT
         split = data.split()
         ks = self._ks(method, split, params, n_points)
+        if known:  # between the always-included features and those allowed
+            pinned, allowed = counts(known, split.n_features)
+            ks = [k for k in ks if pinned <= k <= allowed] or [max(1, pinned)]
         # with feature groups, FGM's and FS-multi's k counts groups: no common k to pair at
         paired = data.groups is None
         self.total = 0
         for name in methods:
             knobs = {k: v for k, v in (params if name == method else {}).items()
                      if k != "warm_start"}
+            knobs.update(known)
             cls = get_method(name)
             if paired and counts_features(name):
                 count = next(iter(at_k(name, 1)))
@@ -132,7 +149,9 @@ class Sweeps(param.Parameterized):
                                  repeats=SWEEP_REPEATS))
             self.total += len(values) if values is not None else n_points
         self.worker.start(self.token, data, jobs)
-        self.status = f"sweeping {', '.join(methods)}: 0/{self.total} points"
+        self.refused = (f" ({', '.join(refused)} left out: cannot honour what you know)"
+                        if refused else "")
+        self.status = f"sweeping {', '.join(methods)}: 0/{self.total} points{self.refused}"
         self.progress = 0
         return methods
 
@@ -193,7 +212,8 @@ class Sweeps(param.Parameterized):
         elif event.kind == "sweep-done":
             self.status, self.progress = (f"sweep finished: {len(self.frame)} points, each "
                                           f"by {SWEEP_FOLDS}-fold CV × {SWEEP_REPEATS} "
-                                          "on the same folds for every method"), 100
+                                          "on the same folds for every method"
+                                          + self.refused), 100
         else:
             exc, _ = event.payload
             self.status = f"sweep failed: {exc}"

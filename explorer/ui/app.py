@@ -200,6 +200,7 @@ class ExplorerApp(pn.viewable.Viewer):
                                       s.method, "select-method")
         self.method_select.param.watch(self._on_method_select, "value")
         self.method_knobs = pn.Column(sizing_mode="stretch_width")
+        self._build_knowledge()
         self.live = W.checkbox("Live refit", s.live, "toggle-live")
         self.live.link(s, value="live", bidirectional=True)
         self.run_button = W.button("Run", "btn-run", "primary")
@@ -236,6 +237,73 @@ class ExplorerApp(pn.viewable.Viewer):
         self._rebuild_method_knobs()
         self._on_message()
         self._update_summary()
+
+    def _build_knowledge(self):
+        """*What you know*: features always in and never in (names or numbers), penalty
+        factors from a CSV file, the sign; also set from the table and by a click on the map."""
+        s = self.state
+        self.pin_input = pn.widgets.TextInput(
+            label="Always include", placeholder="names or numbers, comma-separated",
+            css_classes=["input-pin"], sizing_mode="stretch_width")
+        self.ban_input = pn.widgets.TextInput(
+            label="Exclude", placeholder="names or numbers, comma-separated",
+            css_classes=["input-ban"], sizing_mode="stretch_width")
+        self.pin_input.param.watch(lambda e: self._on_features("pinned", e.new), "value")
+        self.ban_input.param.watch(lambda e: self._on_features("banned", e.new), "value")
+        self.factor_upload = pn.widgets.FileInput(accept=".csv", multiple=False,
+                                                  css_classes=["upload-factors"],
+                                                  sizing_mode="stretch_width")
+        self.factor_upload.param.watch(self._on_factors, "value")
+        self.factor_clear = W.button("No penalty factors", "btn-clear-factors")
+        self.factor_clear.on_click(lambda e: self._press(lambda: s.set_factors(None)))
+        self.positive = W.checkbox("Weights ≥ 0 (positive)", s.known.positive,
+                                   "toggle-positive")
+        self.positive.param.watch(lambda e: self._press(lambda: s.set_positive(e.new)),
+                                  "value")
+        self.knowledge_line = pn.pane.Markdown("", css_classes=["knowledge-line"],
+                                               sizing_mode="stretch_width")
+        self.selected.on_knowledge = self._on_knowledge_action
+        self.sparsity.on_click = self._on_knowledge_action
+        s.param.watch(self._on_knowledge, "knowledge_version")
+        self._show_knowledge()
+
+    @reported
+    def _on_features(self, kind: str, text: str):
+        if not self._building:
+            self.state.set_features(kind, text)
+
+    @reported
+    def _on_factors(self, event):
+        if event.new:
+            self.state.set_factors(event.new)
+
+    @reported
+    def _on_knowledge_action(self, action: str, feature: int):
+        known = self.state.known
+        edit = {"pin": known.pin, "ban": known.ban, "release": known.release}[action]
+        self.state.change_knowledge(edit, feature)
+
+    def _on_knowledge(self, *_):
+        self._show_knowledge()
+        self._sync_url()
+        self._swept_version = -1  # the comparison starts over with it, when looked at
+        self._maybe_sweep()
+        self._show_selected()
+
+    def _show_knowledge(self):
+        """The inputs and the page's line say what every fit is given."""
+        s = self.state
+        names = s.data.names() if s.data is not None else []
+        self._building = True
+        try:
+            self.pin_input.value = ", ".join(str(names[j]) for j in sorted(s.known.pinned))
+            self.ban_input.value = ", ".join(str(names[j]) for j in sorted(s.known.banned))
+            self.positive.value = s.known.positive
+        finally:
+            self._building = False
+        said = s.known.describe(names)
+        self.knowledge_line.object = f"What you know, given to every fit: {said}" \
+            if said else ""
 
     @property
     def _status_text(self) -> str:
@@ -484,7 +552,8 @@ class ExplorerApp(pn.viewable.Viewer):
         params = dict(s.current_params())
         others = [m for m in s.sweep_methods() if m != s.method]
         self.stability.start(s.method, s.data, params, others,
-                             k_of(s.method, params, s.estimator))
+                             k_of(s.method, params, s.estimator),
+                             knowledge=s.knowledge_params())
 
     @reported
     def _start_error_control(self) -> None:
@@ -492,7 +561,9 @@ class ExplorerApp(pn.viewable.Viewer):
         the session's knobs (its count knob moves over the grid)."""
         s = self.state
         if s.data is not None:
-            self.error_control.start(s.method, s.data, dict(s.current_params()), s.estimator)
+            self.error_control.start(s.method, s.data,
+                                     {**s.current_params(), **s.knowledge_params()},
+                                     s.estimator)
 
     def _method_label(self) -> str:
         cls = self.state.settings.cls
@@ -525,7 +596,8 @@ class ExplorerApp(pn.viewable.Viewer):
         it shares with every other model to its CDN (offline, every later update of the
         page requested loading.css from the internet and failed)."""
         if self.tabs is None or self.tabs.active == 2:
-            self.selected.show(selected_table(self.state.estimator, self.state.data))
+            self.selected.show(selected_table(self.state.estimator, self.state.data,
+                                              pinned=self.state.known.pinned))
             self._selected_stale = False
         else:
             self._selected_stale = True
@@ -613,7 +685,11 @@ class ExplorerApp(pn.viewable.Viewer):
                              f"{max_upload_mb():g} MB; larger files: `explorer serve "
                              "--data PATH`):", css_classes=["upload-help"]),
             self.upload, self.label_select,
-            "### Method", self.method_select, self.lesson_link, self.method_knobs, self.live,
+            "### Method", self.method_select, self.lesson_link, self.method_knobs,
+            "### What you know", self.pin_input, self.ban_input,
+            pn.pane.Markdown("Penalty factors (CSV of name, factor; 0: always in, inf: "
+                             "never):", css_classes=["factors-help"]),
+            self.factor_upload, self.factor_clear, self.positive, self.live,
             pn.Row(self.run_button, self.stop_button, self.step_button),
             "### Compare", self.metric_select, self.baseline_select, self.sweep_button,
             self.export, sizing_mode="stretch_width", css_classes=["controls"])
@@ -630,7 +706,8 @@ class ExplorerApp(pn.viewable.Viewer):
                                 ("Error control", self.error_control), dynamic=True,
                                 sizing_mode="stretch_width", css_classes=["view-tabs"])
             self.tabs.param.watch(self._on_tab, "active")
-        return pn.Column(self.message, self.status, self.summary, self.explanation,
+        return pn.Column(self.message, self.status, self.knowledge_line, self.summary,
+                         self.explanation,
                          self.convergence, self.tabs, sizing_mode="stretch_width")
 
     def close(self) -> None:

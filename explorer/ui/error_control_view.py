@@ -17,6 +17,7 @@ from holoviews.streams import Pipe
 
 from .. import viz
 from ..experiments.error_control import default_ks
+from ..methods.knowledge import counts
 from . import _widgets as W
 from ._fit_pool import background_worker
 from ._jobs import ErrorControlJob
@@ -78,7 +79,8 @@ class ErrorControlView(pn.viewable.Viewer):
             weights = estimator.feature_weights()
             chosen = [int(j) for j in sorted(estimator.selected_features_,
                                              key=lambda j: -weights[j])[:MOST_CHOSEN]]
-        ks = default_ks(data.n_features)
+        pinned, allowed = counts(params, data.n_features)
+        ks = [k for k in default_ks(allowed) if k >= pinned] or [max(1, pinned)]
         self._path.send((ks, np.zeros((len(ks), 0)), [], 0.6, []))
         self.verdict.object = self.knockoffs.object = ""
         self.coefficients.object = self.redundancy.object = None

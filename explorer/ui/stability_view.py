@@ -36,11 +36,11 @@ class StabilityRun:
         self.halted = False
 
     def start(self, method: str, data, params: dict, n_resamples: int,
-              others: list[str], k: int | None) -> None:
+              others: list[str], k: int | None, knowledge: dict | None = None) -> None:
         self.token += 1
         self.halted = False
-        self.worker.start(self.token, data,
-                          [StabilityJob(method, params, n_resamples, list(others), k)])
+        self.worker.start(self.token, data, [StabilityJob(method, params, n_resamples,
+                                                          list(others), k, knowledge or {})])
 
     def stop(self) -> None:
         """End the resampling; the resamples done so far still make the result."""
@@ -111,7 +111,8 @@ class StabilityView(pn.viewable.Viewer):
         return viz.phi_plot(frame, chance).opts(responsive=True, height=260, **viz.BEST_LEGEND)
 
     # ----------------------------------------------------------------- run
-    def start(self, method: str, data, params: dict, others: list[str], k) -> None:
+    def start(self, method: str, data, params: dict, others: list[str], k,
+              knowledge: dict | None = None) -> None:
         self.result, self.agreement, self.dataset = None, None, data
         self._phis = []
         self._pipe.send(([], None))
@@ -119,7 +120,8 @@ class StabilityView(pn.viewable.Viewer):
         self.matrix.visible = False
         self.differences.object = ""
         params = {n: v for n, v in params.items() if n != "warm_start"}
-        self.run.start(method, data, params, int(self.resamples.value), others, k)
+        self.run.start(method, data, {**params, **(knowledge or {})},
+                       int(self.resamples.value), others, k, knowledge or {})
         self.status.object = f"resampling {method}: 0/{int(self.resamples.value)}"
 
     def tick(self) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import panel as pn
 import param
-from holoviews.streams import Buffer, Pipe
+from holoviews.streams import Buffer, Pipe, Tap
 
 from .. import viz
 from ..metrics import METRICS
@@ -251,6 +251,13 @@ class SparsityView(pn.viewable.Viewer):
                                       css_classes=["view-sparsity"])
         self.note = pn.pane.Markdown("", css_classes=["weight-note"],
                                      sizing_mode="stretch_width", visible=False)
+        # a click on the map: which feature, then what the user said it does with it
+        self.on_click = None  # the app's: on_click(action, feature)
+        self.click_action = pn.widgets.RadioButtonGroup(
+            value="nothing",
+            options={"click: nothing": "nothing", "click: always include": "pin",
+                     "click: exclude": "ban", "click: neither": "release"},
+            css_classes=["map-click"], color="default")
         self._rebuild()
         if estimator is not None:
             self.show(getattr(estimator, "history_", []), dataset)
@@ -295,6 +302,8 @@ class SparsityView(pn.viewable.Viewer):
         shown = (f"{ever} features ever selected" if columns.size == ever else
                  f"{columns.size} of the {ever} features ever selected (the latest)")
         names = ds.names()
+        if data.get("columns") is not None:  # what a click on the map will read
+            data["columns"][:] = [columns]
         return viz.selection_map(matrix, columns, truth, group_edges=edges,
                                  title=f"entries and exits: {shown}",
                                  names=[names[j] for j in columns])
@@ -309,7 +318,9 @@ class SparsityView(pn.viewable.Viewer):
     def _rebuild(self) -> None:
         """A fresh DynamicMap whenever the kind of picture changes (image ↔ map)."""
         self._kind = self._kind_of(self.dataset)
-        self._pipe = Pipe(data={"records": [], "dataset": self.dataset})
+        self._drawn_columns = [np.zeros(0, dtype=int)]  # the map's columns, as last drawn
+        self._pipe = Pipe(data={"records": [], "dataset": self.dataset,
+                                "columns": self._drawn_columns})
         if self._kind == "image":  # square pixels, as the picture is: a figure of fixed
             # size (stretched to the page's width, its canvas cropped the grid and pushed
             # the toolbar aside)
@@ -319,8 +330,22 @@ class SparsityView(pn.viewable.Viewer):
             # names written under it (the frame keeps the height its toolbar needs)
             sizing = dict(responsive=True, height=self.height + NAMES_HEIGHT)
             self.pane.sizing_mode = "stretch_width"
-        self.pane.object = hv.DynamicMap(self._render, streams=[self._pipe]).opts(
+        # the tap is one of the map's own streams: a Tap whose source is a DynamicMap of
+        # overlays is never linked to the plot (HoloViews 1.23); the map redraws on a tap
+        self._tap = Tap(x=None, y=None)
+        self._tap.add_subscriber(self._clicked)
+        self.pane.object = hv.DynamicMap(lambda data, x=None, y=None: self._render(data),
+                                         streams=[self._pipe, self._tap]).opts(
             hv.opts.Image(**sizing), hv.opts.Overlay(**sizing))
+
+    def _clicked(self, x=None, y=None) -> None:
+        if x is None or y is None or self.click_action.value == "nothing" or \
+                self.on_click is None or self.dataset is None:
+            return
+        feature = viz.feature_at(x, y, self.dataset.image_shape if self._kind == "image"
+                                 else None, self._drawn_columns[0])
+        if feature is not None:
+            self.on_click(self.click_action.value, feature)
 
     def show(self, records, dataset=None) -> None:
         """Draw ``records`` over ``dataset``; another dataset gets a figure of its own (its
@@ -330,7 +355,8 @@ class SparsityView(pn.viewable.Viewer):
             self._rebuild()
         elif self._kind_of(self.dataset) != self._kind:
             self._rebuild()
-        self._pipe.send({"records": list(records), "dataset": self.dataset})
+        self._pipe.send({"records": list(records), "dataset": self.dataset,
+                         "columns": self._drawn_columns})
         _forget_drawn(self.pane)
         self.note.object = self._note(records, self.dataset)
         self.note.visible = bool(self.note.object)
@@ -345,7 +371,7 @@ class SparsityView(pn.viewable.Viewer):
                                  (last.info or {}).get("scaling"), ds.names())
 
     def __panel__(self):
-        return pn.Column(self.pane, self.note, sizing_mode="stretch_width")
+        return pn.Column(self.click_action, self.pane, self.note, sizing_mode="stretch_width")
 
 
 class AccuracyView(pn.viewable.Viewer):
@@ -483,7 +509,22 @@ class SelectedTable(pn.viewable.Viewer):
         self.note = pn.pane.Markdown("", css_classes=["selected-note"])
         self.download = W.download("Download CSV", "selected_features.csv", self._csv,
                                    "download-selected")
+        # what the user knows, from the table: the app sets ``on_knowledge(action, feature)``
+        self.on_knowledge = None
+        self.pick = W.select("Feature", {}, None, "pick-feature", width=220,
+                             sizing_mode="fixed")
+        self.pin_button = W.button("Always include", "btn-pin", "primary",
+                                   align="end")
+        self.ban_button = W.button("Exclude", "btn-ban", "danger", align="end")
+        self.release_button = W.button("Neither", "btn-release", align="end")
+        for button, action in ((self.pin_button, "pin"), (self.ban_button, "ban"),
+                               (self.release_button, "release")):
+            button.on_click(lambda e, action=action: self._knowledge(action))
         self._draw()
+
+    def _knowledge(self, action: str) -> None:
+        if self.on_knowledge is not None and self.pick.value is not None:
+            self.on_knowledge(action, int(self.pick.value))
 
     def sorted_frame(self) -> pd.DataFrame:
         column, ascending = self.SORTS[self.sort.value]
@@ -494,6 +535,13 @@ class SelectedTable(pn.viewable.Viewer):
     def _draw(self) -> None:
         frame = self.sorted_frame()
         self.table.object = frame
+        if "feature" in frame.columns:
+            options = {f"{name} ({feature})": int(feature) for feature, name in
+                       zip(frame["feature"], frame.get("name", frame["feature"]))}
+            previous = self.pick.value
+            self.pick.options = options
+            if options and previous not in options.values():
+                self.pick.value = next(iter(options.values()))
         n = len(frame)
         self.note.object = ("" if n <= self.max_rows else
                             f"The first {self.max_rows} of {n} selected features; the CSV "
@@ -510,5 +558,7 @@ class SelectedTable(pn.viewable.Viewer):
         self._draw()
 
     def __panel__(self):
-        return pn.Column(pn.Row(self.sort, self.download), self.note, self.table,
-                         sizing_mode="stretch_width")
+        return pn.Column(pn.Row(self.sort, self.download),
+                         pn.Row(self.pick, self.pin_button, self.ban_button,
+                                self.release_button),
+                         self.note, self.table, sizing_mode="stretch_width")

@@ -319,6 +319,19 @@ def pixel_centres(indices, image_shape: tuple[int, int]) -> tuple[np.ndarray, np
     return cols + 0.5, h - rows - 0.5
 
 
+def feature_at(x: float, y: float, image_shape: tuple[int, int] | None,
+               columns: np.ndarray) -> int | None:
+    """The feature under the point (x, y) of a view: a pixel of :func:`pixel_image`'s frame
+    when ``image_shape`` is given, else the column of :func:`selection_map` (``columns``: the
+    features it draws, left to right); None outside them."""
+    if image_shape is not None:
+        h, w = image_shape
+        col, row = int(np.floor(x)), h - 1 - int(np.floor(y))
+        return row * w + col if 0 <= col < w and 0 <= row < h else None
+    position = int(np.floor(x))
+    return int(columns[position]) if 0 <= position < len(columns) else None
+
+
 def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np.ndarray,
                  truth: np.ndarray | None = None, title: str = "|w| on the image grid",
                  names: Sequence[str] | None = None, background: np.ndarray | None = None,

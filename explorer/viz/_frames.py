@@ -160,9 +160,10 @@ def block_membership(records: Sequence, n_features: int) -> np.ndarray:
     return M
 
 
-def selected_table(estimator, dataset=None) -> pd.DataFrame:
+def selected_table(estimator, dataset=None, pinned=()) -> pd.DataFrame:
     """Selected features: index, name, weight (|weight| for multi-class), group, is-true
-    (no rows without a model)."""
+    (no rows without a model); with ``pinned`` (the features the user always includes) a
+    column ``given`` says which of them were given, not chosen."""
     if estimator is None:
         return pd.DataFrame(columns=["feature", "name", "weight", "abs_weight"])
     support = estimator.get_support()
@@ -178,6 +179,8 @@ def selected_table(estimator, dataset=None) -> pd.DataFrame:
     truth = getattr(dataset, "truth", None) if dataset is not None else None
     if truth is not None:
         frame["true_feature"] = np.isin(idx, truth)
+    if len(pinned):
+        frame["given"] = np.where(np.isin(idx, list(pinned)), "always in", "")
     return frame.sort_values("abs_weight", ascending=False, kind="stable").reset_index(drop=True)
 
 

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from explorer.data import load
-from explorer.experiments import (agreement, compare, stability, stability_selection,
-                                  sweep)
+from explorer.experiments import agreement, compare, stability, stability_selection, sweep
 
 DATA = load("breast-cancer")
 NAMES = DATA.names()

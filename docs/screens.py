@@ -120,6 +120,21 @@ def dashboard(page, url: str) -> None:
     page.set_viewport_size(WINDOW)
 
 
+def knowledge(page, url: str) -> None:
+    """FSA on the digits with a pixel pinned and one excluded: the sidebar's inputs, the
+    page's line and the table's marks."""
+    page.set_viewport_size(TALL)
+    page.goto(f"{url}/explorer?dataset=digits-3v8&method=fsa&k=6&pin=0%2C4&ban=26")
+    expect(page.get_by_text(DONE).first).to_be_visible(timeout=60_000)
+    expect(page.locator(".knowledge-line").get_by_text("never in")).to_be_visible()
+    tab(page, "Selected features")
+    settle(page)
+    save(page, "dashboard-knowledge", ".knowledge-line", ".view-tabs")
+    page.locator(".input-pin").scroll_into_view_if_needed()
+    save(page, "dashboard-knowledge-controls", ".input-pin", ".input-ban", ".toggle-positive")
+    page.set_viewport_size(WINDOW)
+
+
 def text_data(page, url: str) -> None:
     page.goto(f"{url}/explorer?dataset=fine-foods&method=fgm&k=10")
     expect(page.get_by_text(DONE).first).to_be_visible(timeout=90_000)
@@ -155,10 +170,12 @@ def lessons(page, url: str) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("dashboard", "text", "lessons"), action="append",
+    parser.add_argument("--only", choices=("dashboard", "knowledge", "text", "lessons"),
+                        action="append",
                         help="one part of the tour (repeatable; default: all)")
     args = parser.parse_args(argv)
-    parts = {"dashboard": dashboard, "text": text_data, "lessons": lessons}
+    parts = {"dashboard": dashboard, "knowledge": knowledge, "text": text_data,
+             "lessons": lessons}
     chosen = args.only or list(parts)
     if not Path(CHROMIUM).exists():
         sys.exit(f"{CHROMIUM} is missing: install Debian's chromium package (`make chromium`)")

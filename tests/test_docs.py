@@ -63,3 +63,26 @@ def test_the_readmes_python_quick_start_runs_as_written(capsys):
     exec(compile(code, "README.md", "exec"), namespace)
     assert namespace["fgm"].selected_features_.size == 10
     assert capsys.readouterr().out.count("\n") >= 2  # the callback printed the records
+
+
+def test_the_knowledge_page_says_what_each_method_honours():
+    """docs/knowledge.md's table: every registered method in one row, and its yes/no per
+    option as the method declares it."""
+    from explorer.methods import REGISTRY
+    from explorer.methods.knowledge import OPTIONS
+
+    text = (ROOT / "docs" / "knowledge.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "`" in line
+            and re.search(r"\| (yes|no)", line)]
+    seen = set()
+    for row in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.strip("|"))]
+        keys = re.findall(r"`([a-z0-9-]+)`", cells[0])
+        said = dict(zip(("exclude", "always_include", "penalty_factor", "positive"),
+                        (c.startswith("yes") for c in cells[1:5])))
+        for key in keys:
+            assert key in REGISTRY, key
+            honoured = REGISTRY[key].knowledge
+            assert said == {o: o in honoured for o in OPTIONS}, (key, said, honoured)
+            seen.add(key)
+    assert seen == set(REGISTRY)

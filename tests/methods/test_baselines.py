@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -132,3 +134,21 @@ def test_cross_validated_C_with_a_count_is_refused(cls):
     with pytest.raises(ValueError, match="C='cv' and k=5 cannot go together"):
         cls(C="cv", k=5).fit(X, y)
     assert cls(C="cv").fit(X[:200], y[:200]).C_ > 0  # each alone still works
+
+
+@pytest.mark.parametrize("name", ["l1-svm", "l1-logreg"])
+def test_the_default_grid_of_an_l1_model_spans_the_features_of_raw_units(name):
+    """On breast cancer's raw units liblinear holds 3 features from C = 2e-4 to 1e-3 before
+    it takes more: the grid goes on through that plateau (it stopped there, at 1–3 features
+    and below the majority rate), up to 20 features and more, its best point above the
+    majority rate."""
+    from explorer.data import load
+    from explorer.experiments import sweep
+
+    data = load("breast-cancer")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = sweep(name, data, cv=3)
+    assert rows["n_selected"].min() <= 1 and rows["n_selected"].max() >= 20
+    majority = np.bincount(data.y).max() / data.y.size
+    assert rows["accuracy"].max() > majority + 0.2

@@ -196,3 +196,4 @@ def test_accuracy_tab_sweeps_in_the_background(page: Page, server, shot):
     assert int(re.search(r"finished: (\d+) points", done).group(1)) >= 10
     expect(page.locator(".view-accuracy canvas").first).to_be_visible()
     shot(page)
+

@@ -129,3 +129,28 @@ def test_feedback_without_a_session_writes_the_line_the_notice_and_the_explanati
     assert said.reported(lambda: None) is True  # a check that passes
     said.clear()
     assert said.status == _status.IDLE and said.explanation == ""
+
+
+def test_a_served_page_starts_its_fit_with_the_session_not_after_the_browser(monkeypatch):
+    """Under a class's load the browser drew the page 8-12 s before its onload callback ran,
+    and the fit waited for it under "Selected: 0 features": the fit starts when the session
+    is made, and the line says it is running."""
+    import panel as pn
+
+    from explorer.ui import app as app_module
+
+    monkeypatch.setattr(app_module, "in_server", lambda: True)
+    loads = []
+    monkeypatch.setattr(pn.state, "onload", loads.append)
+    monkeypatch.setattr(pn.state, "on_session_destroyed", lambda callback: None)
+    monkeypatch.setattr(pn.state, "add_periodic_callback", lambda *a, **k: None)
+    explorer = app_module.ExplorerApp(dataset="breast-cancer",
+                                      query={"method": "fsa", "k": "5"})
+    try:
+        explorer.servable_template()
+        assert loads  # the URL is written once the page is there
+        assert explorer.state.feedback.status.startswith("Selected: – features · running")
+        explorer.state.wait(60)
+        assert explorer.state.estimator is not None
+    finally:
+        explorer.close()

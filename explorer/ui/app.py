@@ -671,17 +671,20 @@ class ExplorerApp(pn.viewable.Viewer):
 
     @reported
     def _on_load(self):
-        """The page is in the browser: write the view into its URL."""
+        """The page is in the browser: write the view into its URL and start the fit."""
         self._sync_url()
+        if self.state.live:
+            self.state.fit()
 
     def _start_served(self) -> None:
-        """A served session: stop with the page, write the URL once the page is loaded, and
-        start the first fit now — a class of 30 opening pages waited 8–12 s under
-        "Selected: 0 features" when the fit waited for the browser to draw the page."""
+        """A served session: stop with the page, fit once the page is loaded (a fit started
+        with the session, before the page, answered *Stop* 4 s late), and say meanwhile that
+        it is starting — under a class's load the page said "Selected: 0 features" for 8–12 s
+        before its fit began."""
         pn.state.on_session_destroyed(lambda ctx: self.close())
         pn.state.onload(self._on_load)
         if self.state.live and self.state.data is not None and self.state.estimator is None:
-            self.state.fit()
+            self.state.feedback.waiting()
 
     # ================================================================= layout
     def controls(self):

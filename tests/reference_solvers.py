@@ -126,12 +126,14 @@ def l12_master_reference(blocks, y, C, loss="squared_hinge", fit_intercept=True)
     return omegas, float(x[ib]), float(obj)
 
 
-def fgm_relaxation_reference(X, y, C, B, fit_intercept=True):
+def fgm_relaxation_reference(X, y, C, B, fit_intercept=True, pinned=()):
     """The optimum P* of FGM's convex relaxation (eq. 9) for the squared hinge, via its dual
 
     max_{α≥0 (, αᵀy=0)} Σα − ‖α‖²/(2C) − ½ Σ_{top B} (x_jᵀ(α⊙y))²
 
     with the top-B sum written as min_θ Bθ + Σ_j max(0, r_j − θ), r_j ≥ (x_jᵀ(α⊙y))².
+    ``pinned`` features have d_j = 1 outside the budget (D = {d_pinned = 1, Σ_others d ≤ B}):
+    their r_j enter the sum whole, the top B is over the others.
     """
     n, m = X.shape
     ia, ith, isv, ir = 0, n, n + 1, n + 1 + m
@@ -146,7 +148,11 @@ def fgm_relaxation_reference(X, y, C, B, fit_intercept=True):
         rows.add([{ia + i: y[i] for i in range(n)}], [0.0], clarabel.ZeroConeT(1))
     for j in range(m):
         rows.add([{isv + j: -1.0}], [0.0], clarabel.NonnegativeConeT(1))
-        rows.add([{isv + j: -1.0, ith: -1.0, ir + j: 1.0}], [0.0], clarabel.NonnegativeConeT(1))
+        if j in pinned:  # ½ r_j itself (its s_j stays at 0)
+            q[ir + j] = 0.5
+        else:
+            rows.add([{isv + j: -1.0, ith: -1.0, ir + j: 1.0}], [0.0],
+                     clarabel.NonnegativeConeT(1))
         # r ≥ q² ⇔ ‖(2q, r − 1)‖ ≤ r + 1, q = Σ_i α_i y_i x_ij
         qrow = {ia + i: y[i] * X[i, j] for i in range(n)}
         rows.add([{ir + j: -1.0}, {k: -2 * v for k, v in qrow.items()}, {ir + j: -1.0}],

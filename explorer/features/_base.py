@@ -40,6 +40,7 @@ class FeatureSpace:
     n_candidates: int = 0
     n_samples: int = 0
     passes: int = 0  # scoring passes over the data so far (the "physical unit")
+    fixed: np.ndarray = np.zeros(0, dtype=np.int64)  # candidates in every block (pinned)
     _training_data = ("X", "codes")  # per-example arrays: used by the fit, never pickled
 
     def __getstate__(self):

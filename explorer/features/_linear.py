@@ -153,7 +153,27 @@ class LinearSpace(FeatureSpace):
             return np.multiply(v, v, out=v)
         return self.groups.sumsq(v, self.group_weights)
 
+    def fix(self, pinned: np.ndarray, factor: np.ndarray | None = None) -> None:
+        """What the user knows: the ``pinned`` features are in every block :meth:`top`
+        returns, and ``factor`` divides each feature's λ_j (its score falls by f_j², its
+        weight is penalised f_j² times as much). Single in-memory features only."""
+        pinned = np.asarray(pinned, dtype=np.int64)
+        if pinned.size and (self.groups is not None or getattr(self.X, "is_chunked", False)):
+            raise ValueError("always_include pins single features of an X in memory: it "
+                             "cannot be combined with groups or a dask X (exclude can)")
+        self.fixed = pinned
+        if factor is not None:
+            self.lam = self.lam / np.asarray(factor, dtype=np.float64)
+
     def top(self, s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The k best candidates for ``s``, after the pinned ones (:meth:`fix`), which come
+        first with their own scores."""
+        if self.fixed.size:
+            scores = self.scores(s)
+            fixed = scores[self.fixed].copy()
+            scores[self.fixed] = -np.inf
+            ids, vals = top_k(scores, k)
+            return np.concatenate([self.fixed, ids]), np.concatenate([fixed, vals])
         if self.tree is not None:
             v = self.feature_scores(s)
             ids, vals, visited = self.tree.top(v, self.group_weights, k)

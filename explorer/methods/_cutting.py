@@ -87,9 +87,10 @@ def k_candidates(space, master, solution, k: int):
     """Exactly k candidates from a path grown to at least k: the path's k of largest ‖w_c‖
     (at the optimum of the ℓ1² master the kernel weights are d_c ∝ ‖w_c‖, the paper's own
     relevance of a block member), completed when the path is short by the best worst-case
-    scores outside it (the next block Algorithm 1 would add). Returns (kept, before, added)
-    as sorted candidate ids."""
+    scores outside it (the next block Algorithm 1 would add); the space's ``fixed`` (pinned)
+    candidates are always kept. Returns (kept, before, added) as sorted candidate ids."""
     norms = candidate_norms(master, space.n_candidates)
+    norms[space.fixed] = np.inf  # pinned by the user: kept first, whatever their weight
     before = np.flatnonzero(norms)
     kept = before[np.argsort(-norms[before], kind="stable")[:k]]
     added = np.zeros(0, dtype=np.int64)

@@ -195,6 +195,7 @@ class FGM(BaseSelector):
     has_inner_trace = True
     supports_warm_start = True
     accepts_chunked = True
+    knowledge = frozenset({"exclude", "always_include", "penalty_factor"})
     _fit_params = ("groups",)
     param_specs = (
         ParamSpec("B", "B (features per block)", None, "int", 1, 10**7, log=True,
@@ -291,12 +292,19 @@ class FGM(BaseSelector):
         start = getattr(self, "_path_start", None)  # the previous C's fit on these rows
         if start is not None and self.feature_map is None:
             return start["space"].on(X)
+        know = self._known()
+        if self.feature_map is not None and know is not None:
+            raise ValueError("always_include and penalty_factor act on linear features: they "
+                             "cannot be combined with feature_map (exclude can)")
         if self.feature_map == "poly2":
             return Poly2Space(X, gamma=self.poly_gamma, r=self.poly_r)
         if self.feature_map == "binned":
             return BinnedSpace(X, n_bins=self.n_bins)
-        return LinearSpace(X, groups=groups, group_weights=self.group_weights,
-                           scaling=self.feature_scaling)
+        space = LinearSpace(X, groups=groups, group_weights=self.group_weights,
+                            scaling=self.feature_scaling)
+        if know is not None:
+            space.fix(know.pinned, know.factor)
+        return space
 
     # ------------------------------------------------------------------ fit
     def _fit(self, X, y, recorder: Recorder, groups=None, **_):
@@ -406,7 +414,7 @@ class FGM(BaseSelector):
         more record. A path that converged with fewer than k features is filled up to k
         first, by the forward sacrifice of the best-scored features outside it (one more
         pass)."""
-        before = self.selected_features_
+        before = np.union1d(self.selected_features_, space.fixed)  # a pinned weight can be 0
         k = int(self.k) if self.k is not None else \
             max(1, int(round(before.size * self._B / B_grown)))
         stopping = Stopping(float(self.inner_tol) ** 2, int(self.max_inner))
@@ -426,7 +434,7 @@ class FGM(BaseSelector):
                           signal=None if result.solution is None else result.solution.signal,
                           paper=paper, n_features=self.n_features_in_, ask_past=self._B,
                           fit_intercept=self.fit_intercept, stopping=stopping,
-                          interrupt=recorder.interrupted)
+                          interrupt=recorder.interrupted, pinned=space.fixed)
         kept, res, added = out.kept, out.result, out.added
         passes = {}
         if chunked is not None:
@@ -435,6 +443,7 @@ class FGM(BaseSelector):
         coef[kept] = out.weights * lam[kept]
         self.coef_, self.intercept_ = coef, out.intercept
         self.support_ = coef != 0
+        self.support_[space.fixed] = True  # pinned, even at weight 0 (a constant column)
         self.refined_from_ = before
         self.inner_measure_ = float(res.measure)
         # 1e-8: the one-block gap's float64 floor (coefficients then within 1e-4)
@@ -513,6 +522,7 @@ class FGM(BaseSelector):
         if self.feature_map is None:
             self.coef_ = linear_coef(master.weights_by_column(), m)
             self.support_ = self.coef_ != 0
+            self.support_[space.fixed] = True  # pinned, even at weight 0
             self._n_generated = int(np.count_nonzero(self.coef_))
             return
         importance = np.zeros(m)  # per input feature: Σ |weights of its generated columns|

@@ -139,6 +139,7 @@ class FSMulti(BaseSelector):
     has_inner_trace = True
     supports_warm_start = True
     _fit_params = ("groups",)
+    knowledge = frozenset({"exclude", "always_include", "penalty_factor"})
     param_specs = (
         ParamSpec("B", "B (features per block)", 10, "int", 1, 10**7, log=True,
                   help="features added per cutting-plane iteration", bound="n_features"),
@@ -199,6 +200,9 @@ class FSMulti(BaseSelector):
         n = X.shape[0]
         groups = self.groups if groups is None else groups
         space = LinearSpace(X, groups=groups, scaling=self.feature_scaling)
+        know = self._known()
+        if know is not None:
+            space.fix(know.pinned, know.factor)
         self.space_ = space
         C = 0.1 * n if self.C is None else float(self.C)
         k = self.rec_k
@@ -274,8 +278,8 @@ class FSMulti(BaseSelector):
         chosen = space.input_features(kept)
         # the master's optimum on the k may leave some of them (or all: the empty model
         # wins at this C) without weight: those are not selected (a selected feature the model
-        # does not use was the k = 1 case's weight of 0)
-        features = chosen[self.coef_[chosen] != 0]
+        # does not use was the k = 1 case's weight of 0) unless the user pinned them
+        features = chosen[(self.coef_[chosen] != 0) | np.isin(chosen, space.fixed)]
         self.support_ = np.zeros(self.n_features_in_, dtype=bool)
         self.support_[features] = True
         self._master = master
@@ -304,6 +308,7 @@ class FSMulti(BaseSelector):
         self.coef_ = linear_coef(master.weights_by_column(), self.n_features_in_)
         self.intercept_ = float(master.intercept)
         self.support_ = self.coef_ != 0
+        self.support_[self.space_.fixed] = True  # pinned, even at weight 0
 
     def _warm_blocks(self):
         state = self._warm_for(n_features=self.n_features_in_)

@@ -66,7 +66,10 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
         ``initial() -> MasterSolution`` (before any block), ``add_block(columns)``,
         ``solve() -> MasterSolution`` and ``lower_bound(solution, top_scores) -> float|None``.
     B : int
-        Candidates per generated block.
+        Candidates per generated block, besides the space's ``fixed`` ones (pinned by the
+        user), which are in every block: the relaxation is then over
+        D = {d : d_j = 1 for j fixed, Σ_others d_j ≤ B}, and the worst-case analysis's
+        block scores (the lower bound's S) are the fixed ones' plus the top B of the others.
     tol : float or None
         Stop when the relative change of the master objective between outer iterations is at
         most ``tol`` (the paper's ε_c = 1e-2); None: no such stop.
@@ -95,12 +98,14 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
     next block and no new lower bound.
     """
     interrupted = []
+    fixed = np.asarray(getattr(space, "fixed", ()), dtype=np.int64)
+    size = B + fixed.size  # the pinned candidates come first in every block
 
     def worst_case(signal):
         if not interrupted:
             try:
                 ids, scores = space.top(signal, B + context)
-                return ids[:B], scores[:B], ids[B:], scores[B:]
+                return ids[:size], scores[:size], ids[size:], scores[size:]
             except PassInterrupted:
                 interrupted.append(True)
         none = np.zeros(0, dtype=np.int64)
@@ -113,7 +118,7 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
     upper = solution.objective
     lower = None
     for block in initial_blocks:
-        block = np.asarray(block, dtype=np.int64)
+        block = np.union1d(np.asarray(block, dtype=np.int64), fixed)
         master.add_block(space.columns(block))
         blocks.append(block)
         seen.add(tuple(sorted(block.tolist())))

@@ -60,7 +60,8 @@ def test_restricted_fit_runs_compiled_and_certifies_on_read():
         0.5 * coef @ coef + np.logaddexp(0, -y * (A @ coef + intercept)).sum(), rel=1e-10)
 
 
-def test_compiled_surgeon_loop_is_the_written_out_elimination():
+@pytest.mark.parametrize("pinned", [[], [2, 5]])
+def test_compiled_surgeon_loop_is_the_written_out_elimination(pinned):
     rng = np.random.default_rng(1)
     m = 9
     M = rng.normal(size=(m + 1, m + 1))
@@ -71,6 +72,7 @@ def test_compiled_surgeon_loop_is_the_written_out_elimination():
     keep = 3
     # the elimination written out in numpy
     Wv, Hv, alive, expect = w.copy(), Hinv.copy(), np.ones(m, bool), np.full(m, float(m))
+    alive[pinned] = False  # never eliminated, among the kept
     for step in range(m - keep):
         ids = np.flatnonzero(alive)
         q = ids[np.argmin(Wv[ids] ** 2 / (2 * np.diag(Hv)[ids]))]
@@ -79,5 +81,8 @@ def test_compiled_surgeon_loop_is_the_written_out_elimination():
         Hv -= np.outer(column, column) / column[q]
         alive[q], expect[q], Wv[q] = False, step, 0.0
     score = np.full(m, float(m))
-    surgeon_loop(Hinv.copy(), w.copy(), m, keep, score)
+    start = np.ones(m, bool)
+    start[pinned] = False
+    surgeon_loop(Hinv.copy(), w.copy(), m, keep, score, start)
     np.testing.assert_array_equal(score, expect)
+    assert np.all(score[pinned] == m) and np.sum(score == m) == keep

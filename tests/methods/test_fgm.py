@@ -744,3 +744,83 @@ def test_auto_scaling_puts_features_in_different_units_on_one_scale(digits38):
         np.testing.assert_array_equal(other.selected_features_, base.selected_features_)
     paper = make("fgm-type1", n_samples=256, n_features=512, n_test=64)
     assert FGM(B=4).fit(paper.X, paper.y).space_.scaling is None
+
+
+# ------------------------------------------------------------------ what the user knows
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # gap < floor
+def test_a_pinned_feature_is_in_every_block_and_the_bounds_bracket_its_relaxation():
+    """always_include: the pinned feature has d_j = 1 outside the budget of B. The bounds
+    bracket the optimum of that relaxation, D = {d_pinned = 1, Σ_others d ≤ B}, from an
+    independent conic solve of its dual — which differs from the optimum without the pin."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 8))
+    y = np.sign(X[:, :2] @ [1.0, -1.0] + 0.5 * rng.normal(size=30))
+    C, B, pinned = 0.5, 2, 6  # a feature without signal
+    fgm = FGM(B=B, C=C, max_outer=40, tol=1e-12, inner_tol=1e-13, max_inner=100000,
+              always_include=[pinned]).fit(X, y)
+    assert all(pinned in r.info["block"] for r in fgm.history_)
+    assert all(r.info["block"].size == B + 1 for r in fgm.history_)
+    assert fgm.support_[pinned]
+    optimum = fgm_relaxation_reference(X, y, C, B, pinned=(pinned,))
+    lower, upper = fgm.history_[-1].lower, fgm.history_[-1].upper
+    assert lower <= optimum + 1e-6 <= upper + 2e-6
+    assert upper - lower <= 0.02 * upper
+    free = fgm_relaxation_reference(X, y, C, B)
+    assert abs(optimum - free) > 0.05 * abs(free)  # the pin changes the problem
+
+
+def _best_with(X, y, pinned, C, k):
+    """The exhaustive best k-subset holding ``pinned``, by the restricted logistic model
+    (scikit-learn's ½‖w‖² + C Σ log(1 + e^−z), FGM refine's objective)."""
+    def objective(cols):
+        model = LogisticRegression(C=C, tol=1e-12, max_iter=10_000).fit(X[:, cols], y)
+        w = model.coef_.ravel()
+        return 0.5 * w @ w + C * np.logaddexp(0, -y * model.decision_function(X[:, cols])).sum()
+
+    others = [j for j in range(X.shape[1]) if j not in pinned]
+    return min((sorted(pinned + list(rest))
+                for rest in itertools.combinations(others, k - len(pinned))), key=objective)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_refine_with_a_pinned_feature_finds_the_best_subset_that_holds_it(seed):
+    """k = 3 of 12 with a feature without signal pinned: the refinement's elimination, block
+    exchange and swaps never drop it, and the two others are the exhaustive search's best
+    pair beside it."""
+    X, y = _three_of_twelve(seed)
+    pinned = [11]
+    fgm = FGM(k=3, B=1, C=1.0, refine="auto", feature_scaling=None,
+              always_include=pinned).fit(X, y)
+    assert fgm.n_selected_ == 3 and fgm.support_[11]
+    assert fgm.selected_features_.tolist() == _best_with(X, y, pinned, 1.0, 3)
+    plain = FGM(k=3, B=1, C=1.0, refine="auto", feature_scaling=None).fit(X, y)
+    assert not plain.support_[11]
+
+
+@pytest.mark.parametrize("refine", [None, "auto"])
+def test_a_pinned_column_without_variance_stays_in_the_model_cut_to_k(refine):
+    X, y = _three_of_twelve(0)
+    X[:, 4] = 0.0
+    fgm = FGM(k=4, B=2, refine=refine, always_include=[4]).fit(X, y)
+    assert fgm.n_selected_ == 4 and fgm.support_[4] and fgm.coef_[4] == 0
+    assert all(4 in r.selected for r in fgm.history_)
+
+
+def test_penalty_factors_equal_fgm_on_columns_divided_by_them():
+    """penalty_factor f divides feature j's λ_j: FGM on X with factors is FGM on the columns
+    X_j / f_j, its weights divided back (score c_j falls by f_j², the weight is penalised
+    f_j² times as much)."""
+    X, y = _three_of_twelve(1)
+    f = np.linspace(0.5, 3.0, 12)
+    weighted = FGM(B=2, C=1.0, feature_scaling=None, penalty_factor=f).fit(X, y)
+    rescaled = FGM(B=2, C=1.0, feature_scaling=None).fit(X / f, y)
+    np.testing.assert_array_equal(weighted.support_, rescaled.support_)
+    np.testing.assert_allclose(weighted.coef_, rescaled.coef_ / f, rtol=1e-6, atol=1e-10)
+
+
+def test_pinning_with_groups_or_a_feature_map_is_a_clear_error():
+    X, y = _three_of_twelve(0)
+    with pytest.raises(ValueError, match="groups"):
+        FGM(groups=np.repeat(np.arange(4), 3), always_include=[0]).fit(X, y)
+    with pytest.raises(ValueError, match="feature_map"):
+        FGM(feature_map="poly2", always_include=[0]).fit(X, y)

@@ -24,7 +24,7 @@ Y_REG = 2 * X[:, 0] - X[:, 1] + X[:, 7] + 0.2 * rng.normal(size=N)
 
 PINNED = [9, 11]  # features with no signal: only knowledge puts them in
 BANNED = [0, 1]   # the strongest features: only knowledge keeps them out
-SMALL = {"fgm": {"C": 1.0}, "fs-multi": {"B": 3, "C": 10.0}, "fs-manifold": {"m": 4},
+SMALL = {"fgm": {"C": 0.1, "B": 3}, "fs-multi": {"B": 1, "C": 10.0}, "fs-manifold": {"m": 4},
          "grfl": {"max_features": 5}, "l1-svm": {"C": 0.1}, "l1-logreg": {"C": 0.3}}
 
 

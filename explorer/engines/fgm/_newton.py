@@ -127,15 +127,15 @@ def newton_l2_compiled(A, y, code, h, C, fit_intercept, tol, max_iter, w0, b0, u
 
 
 @nb.njit(nogil=True, cache=True)
-def surgeon_loop(Hinv, w, m, keep, score):
+def surgeon_loop(Hinv, w, m, keep, score, alive):
     """The greedy eliminations of :func:`explorer.engines.fgm.refine.surgeon_order` from the
     inverse Hessian ``Hinv`` (size ≥ m; the intercept's row last, never eliminated) and the
     weights ``w``: m − ``keep`` times, drop the alive q of least saliency w_q²/(2[H⁻¹]_qq)
     (ties: the first), move the others by −w_q H⁻¹e_q/[H⁻¹]_qq and downdate H⁻¹ by rank one.
-    ``score`` gets each dropped column's step (the survivors keep theirs). ``Hinv`` and ``w``
-    are changed in place."""
+    ``score`` gets each dropped column's step (the survivors keep theirs). Only the columns
+    ``alive`` on entry can go (the others — pinned by the user — stay, as the intercept does,
+    and count among the ``keep``). ``Hinv``, ``w`` and ``alive`` are changed in place."""
     size = Hinv.shape[0]
-    alive = np.ones(m, dtype=np.bool_)
     column = np.empty(size)
     for step in range(m - keep):
         q = -1

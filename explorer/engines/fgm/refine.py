@@ -72,7 +72,7 @@ def sacrifices(X, columns: np.ndarray, coef: np.ndarray, loss: MarginLoss, C: fl
 
 def surgeon_order(X, columns: np.ndarray, coef: np.ndarray, loss: MarginLoss, C: float,
                   y: np.ndarray, margins: np.ndarray, *, fit_intercept: bool,
-                  keep: int = 0) -> np.ndarray:
+                  keep: int = 0, pinned=None) -> np.ndarray:
     """Greedy backward elimination of the given columns by Optimal Brain Surgeon (Hassibi &
     Stork 1992): one score per column, higher = eliminated later (the ``keep`` survivors
     share the top score).
@@ -81,13 +81,14 @@ def surgeon_order(X, columns: np.ndarray, coef: np.ndarray, loss: MarginLoss, C:
     row when ``fit_intercept``; the intercept is never eliminated). Each step drops the q of
     least saliency ``w_q² / (2 [H⁻¹]_qq)``, moves the others by ``−w_q H⁻¹e_q / [H⁻¹]_qq``
     and takes q out of H⁻¹ by the matching rank-one downdate (on one BLAS thread:
-    :func:`~explorer.kernels.one_blas_thread`)."""
+    :func:`~explorer.kernels.one_blas_thread`). ``pinned`` (a mask over ``columns``) are
+    never eliminated: they keep the top score and count among the ``keep``."""
     with one_blas_thread():
         return _surgeon_order(X, columns, coef, loss, C, y, margins,
-                              fit_intercept=fit_intercept, keep=keep)
+                              fit_intercept=fit_intercept, keep=keep, pinned=pinned)
 
 
-def _surgeon_order(X, columns, coef, loss, C, y, margins, *, fit_intercept, keep):
+def _surgeon_order(X, columns, coef, loss, C, y, margins, *, fit_intercept, keep, pinned):
     m = len(columns)
     A = X[:, columns]
     A = A.toarray() if sp.issparse(A) else np.asarray(A, dtype=np.float64)
@@ -107,25 +108,28 @@ def _surgeon_order(X, columns, coef, loss, C, y, margins, *, fit_intercept, keep
     w = np.zeros(size)
     w[:m] = coef
     score = np.full(m, float(m))
-    surgeon_loop(np.ascontiguousarray(Hinv), w, m, int(keep), score)
+    alive = np.ones(m, dtype=np.bool_) if pinned is None else ~np.asarray(pinned, dtype=bool)
+    keep = max(int(keep), m - int(alive.sum()))
+    surgeon_loop(np.ascontiguousarray(Hinv), w, m, keep, score, alive)
     return score
 
 
 def eliminate(X, y, loss: MarginLoss, C: float, columns: np.ndarray, coef: np.ndarray,
               margins: np.ndarray, k: int, *, fit_intercept: bool, stopping: Stopping,
-              intercept: float = 0.0) -> np.ndarray:
+              intercept: float = 0.0, pinned=()) -> np.ndarray:
     """The k of ``columns`` (weights ``coef``, at ``margins``) that backward elimination
     keeps: :func:`surgeon_order` drops half of the excess at a time, and the restricted model
     is refit between the stages. The surgeon's quadratic model holds for a few removals, not
     for a third of the model at once: on the paper's 4,096 × 4,096 designs one-shot
     elimination lost up to 1.2 points of population accuracy (Type III, B = 8) that the
-    stages recover. Returns the kept columns, sorted."""
+    stages recover. The ``pinned`` columns (ids as in ``columns``) are kept. Returns the kept
+    columns, sorted."""
     cols = np.asarray(columns, dtype=np.int64)
     w, b = np.asarray(coef, dtype=np.float64), float(intercept)
     while cols.size > k:
         keep = cols.size - max(1, int(np.ceil((cols.size - k) / 2)))
         order = surgeon_order(X, cols, w, loss, C, y, margins, fit_intercept=fit_intercept,
-                              keep=keep)
+                              keep=keep, pinned=np.isin(cols, pinned))
         stay = np.sort(np.argsort(-order, kind="stable")[:keep])
         cols, w = cols[stay], w[stay]
         if cols.size > k:
@@ -311,11 +315,12 @@ def _curvature_gram(A: np.ndarray, d2: np.ndarray, gram, previous) -> np.ndarray
 
 def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef: np.ndarray,
                     margins: np.ndarray, k: int, *, fit_intercept: bool, stopping: Stopping,
-                    intercept: float = 0.0, interrupt=None, score=None):
+                    intercept: float = 0.0, interrupt=None, score=None, pinned=()):
     """Keep the k selected features that backward elimination keeps (:func:`eliminate`;
     abess's diagonal :func:`sacrifices` for selections too wide for the Hessian) — or those of
     largest ``score``, one per support entry — and refit on them, starting from the given
-    model (``coef``, ``intercept``) without the pruned features.
+    model (``coef``, ``intercept``) without the pruned features. The ``pinned`` (ids as in
+    ``support``) are always kept.
 
     Returns (kept columns, their coefficients, intercept, solver result)."""
     support = np.asarray(support, dtype=np.int64)
@@ -323,12 +328,14 @@ def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef:
     if score is None and support.size > k:
         if X.shape[0] * support.size <= NEWTON_MAX_CELLS and support.size <= NEWTON_MAX_COLUMNS:
             kept = eliminate(X, y, loss, C, support, coef[support], margins, k,
-                             fit_intercept=fit_intercept, stopping=stopping, intercept=intercept)
+                             fit_intercept=fit_intercept, stopping=stopping, intercept=intercept,
+                             pinned=pinned)
             score = np.isin(support, kept).astype(float)
         else:
             score = sacrifices(X, support, coef[support], loss, C, y, margins)
     elif score is None:
         score = np.ones(support.size)
+    score = np.where(np.isin(support, pinned), np.inf, score)
     kept = np.sort(support[np.argsort(-score, kind="stable")[:k]])
     weights, intercept, result = restricted_fit(X, kept, y, loss, C,
                                                 fit_intercept=fit_intercept,
@@ -363,7 +370,7 @@ def _side_by_side(a, b):
 def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weights: np.ndarray,
            intercept: float, result, k: int, *, n_features: int, fit_intercept: bool,
            stopping: Stopping, interrupt=None, max_rounds: int = SPLICE_ROUNDS,
-           kept_columns=None):
+           kept_columns=None, pinned=()):
     """Exchange rounds on a refit selection of k features, kept while each lowers the
     restricted loss C Σ l by more than abess's threshold (:func:`splice_threshold`) — the
     acceptance rule of abess's splicing (Zhu et al., PNAS 2020, Alg. 2) — with the exchange
@@ -383,7 +390,8 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
 
     ``columns(ids)`` gives those columns of X (``n_features`` of them; ``kept_columns``, when
     given, are those of ``kept``: only the candidates are then read), ``top(signal, m)`` the
-    m best-scored ids. A round whose exchange and swaps do not lower the loss enough ends the
+    m best-scored ids. The ``pinned`` features never leave. A round whose exchange and swaps
+    do not lower the loss enough ends the
     exchange (its result is not kept); at most ``max_rounds`` rounds. Returns (kept,
     weights, intercept, result, rounds, loss before, loss after); ``kept`` sorted."""
     y = np.asarray(y, dtype=np.float64)
@@ -403,7 +411,7 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
             found = _block_exchange(columns, top, y, loss, C, kept, kept_cols, weights,
                                     intercept, result, current, k, n_features=n_features,
                                     fit_intercept=fit_intercept, stopping=stopping,
-                                    interrupt=interrupt, data_loss=data_loss)
+                                    interrupt=interrupt, data_loss=data_loss, pinned=pinned)
             blocks = found is not None  # rejected once, it is not tried again
         if found is None:
             if kept_cols is None:
@@ -411,7 +419,7 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
             found = _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights,
                                    intercept, result, current, n_features=n_features,
                                    fit_intercept=fit_intercept, stopping=stopping,
-                                   interrupt=interrupt, data_loss=data_loss)
+                                   interrupt=interrupt, data_loss=data_loss, pinned=pinned)
         if found is None:
             break
         kept, kept_cols, weights, intercept, result, current = found
@@ -421,7 +429,8 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
 
 
 def _block_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept, result,
-                    current, k, *, n_features, fit_intercept, stopping, interrupt, data_loss):
+                    current, k, *, n_features, fit_intercept, stopping, interrupt, data_loss,
+                    pinned=()):
     """The ⌈k/2⌉ features outside of largest worst-case score join the k, the model on the
     union is refit, eliminated back to k and refit; returned as :func:`_swap_exchange`'s
     when it lowers the restricted loss by more than abess's threshold for the features
@@ -446,7 +455,8 @@ def _block_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercep
                                    intercept0=intercept)
     chosen, new_weights, new_intercept, new_result = prune_and_refit(
         cols, y, loss, C, local, grown, res.margins, k, fit_intercept=fit_intercept,
-        stopping=stopping, intercept=b, interrupt=interrupt)
+        stopping=stopping, intercept=b, interrupt=interrupt,
+        pinned=np.flatnonzero(np.isin(union, pinned)))
     after = data_loss(new_result.margins)
     swapped = int(np.setdiff1d(union[chosen], kept).size)
     if swapped == 0 or not after < current - splice_threshold(C, swapped, n_features, y.size):
@@ -461,7 +471,8 @@ SWAP_OUT = 3  # leaving candidates (the surgeon's first) tried per entering one
 
 
 def _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept, result,
-                   current, *, n_features, fit_intercept, stopping, interrupt, data_loss):
+                   current, *, n_features, fit_intercept, stopping, interrupt, data_loss,
+                   pinned=()):
     """One-for-one exchange: each of the ``SWAP_TRIES`` features outside of largest forward
     sacrifice (abess's ½g_j²/h_j, from a shortlist of ``SHORTLIST`` by FGM's worst-case
     scores, abess's ``important_search``) in turn joins the model, the (k+1)-feature model is
@@ -472,7 +483,8 @@ def _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept
     is returned — (kept, their columns, weights, intercept, result, loss) — else None.
     A newcomer whose k + 1 model does not lower the restricted objective by the threshold
     is not swapped in: removing a feature never lowers the optimum, so that model bounds
-    every swap with it from below (on the objective; acceptance is on its loss part)."""
+    every swap with it from below (on the objective; acceptance is on its loss part). A
+    ``pinned`` feature never leaves."""
     k = kept.size
     signal = -float(C) * loss.derivative(y * result.margins) * y
     ids, _ = top(signal, min(n_features, k + SHORTLIST))
@@ -501,9 +513,12 @@ def _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept
             # the k + 1 bound every swap with j from below: none can fall far enough
             continue
         # only the first few the surgeon would drop are tried: stop eliminating after them
+        stays = np.append(np.isin(kept, pinned), False)
         saliency = surgeon_order(grown_cols, np.arange(k + 1), w, loss, C, y, res.margins,
-                                 fit_intercept=fit_intercept, keep=max(0, k - SWAP_OUT))
-        for q in [q for q in np.argsort(saliency, kind="stable") if q != k][:SWAP_OUT]:
+                                 fit_intercept=fit_intercept, keep=max(0, k - SWAP_OUT),
+                                 pinned=stays)
+        leave = [q for q in np.argsort(saliency, kind="stable") if q != k and not stays[q]]
+        for q in leave[:SWAP_OUT]:
             stay = np.delete(np.arange(k + 1), q)
             union = np.append(np.delete(kept, q), outside[j])
             order = np.argsort(union)
@@ -559,11 +574,12 @@ def fill_to_k(take, top, y, loss: MarginLoss, C: float, before: np.ndarray,
 def refine_path(take, top, y, loss: MarginLoss, C: float, before: np.ndarray,
                 w_before: np.ndarray, intercept: float, k: int, *, signal, paper: bool,
                 n_features: int, ask_past: int, fit_intercept: bool, stopping: Stopping,
-                interrupt=None) -> Refinement:
+                interrupt=None, pinned=()) -> Refinement:
     """A grown path (``before`` with weights ``w_before`` on the columns ``take`` reads) to
     exactly k features: filled by forward sacrifice when short (:func:`fill_to_k`), cut to k —
     by |w| for the paper's algorithm (``paper``), else by backward elimination — and refit
-    (:func:`prune_and_refit`); then, unless ``paper``, the exchange rounds of :func:`splice`."""
+    (:func:`prune_and_refit`); then, unless ``paper``, the exchange rounds of :func:`splice`.
+    The ``pinned`` features (in ``before``: FGM's blocks hold them) are kept throughout."""
     before_cols = take(before)
     margins = np.asarray(before_cols @ w_before).ravel() + intercept
     added = fill_to_k(take, top, y, loss, C, before, margins, k - before.size, signal,
@@ -575,14 +591,15 @@ def refine_path(take, top, y, loss: MarginLoss, C: float, before: np.ndarray,
     kept_local, weights, intercept, res = prune_and_refit(
         cols, y, loss, C, np.arange(support.size), w_support, margins, k,
         fit_intercept=fit_intercept, stopping=stopping, intercept=intercept,
-        interrupt=interrupt, score=np.abs(w_support) if paper else None)
+        interrupt=interrupt, score=np.abs(w_support) if paper else None,
+        pinned=np.flatnonzero(np.isin(support, pinned)))
     kept = support[kept_local]
     rounds, loss_before, loss_after = 0, res.objective, res.objective
     if not paper:
         kept, weights, intercept, res, rounds, loss_before, loss_after = splice(
             take, top, y, loss, C, kept, weights, intercept, res, k, n_features=n_features,
             fit_intercept=fit_intercept, stopping=stopping, interrupt=interrupt,
-            kept_columns=take_columns(cols, kept_local))
+            kept_columns=take_columns(cols, kept_local), pinned=pinned)
     return Refinement(kept=kept, weights=weights, intercept=intercept, result=res, added=added,
                       support=support, rounds=rounds, loss_before=loss_before,
                       loss_after=loss_after)

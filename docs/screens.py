@@ -122,7 +122,7 @@ def dashboard(page, url: str) -> None:
 
 def knowledge(page, url: str) -> None:
     """FSA on the digits with a pixel pinned and one excluded: the sidebar's inputs, the
-    page's line and the table's marks."""
+    page's line, the table's marks and the map's."""
     page.set_viewport_size(TALL)
     page.goto(f"{url}/explorer?dataset=digits-3v8&method=fsa&k=6&pin=0%2C4&ban=26")
     expect(page.get_by_text(DONE).first).to_be_visible(timeout=60_000)
@@ -132,6 +132,9 @@ def knowledge(page, url: str) -> None:
     save(page, "dashboard-knowledge", ".knowledge-line", ".view-tabs")
     page.locator(".input-pin").scroll_into_view_if_needed()
     save(page, "dashboard-knowledge-controls", ".input-pin", ".input-ban", ".toggle-positive")
+    tab(page, "Sparsity map")
+    settle(page)
+    save(page, "dashboard-knowledge-map", ".view-sparsity")
     page.set_viewport_size(WINDOW)
 
 

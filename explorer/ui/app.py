@@ -278,6 +278,10 @@ class ExplorerApp(pn.viewable.Viewer):
             self.state.set_factors(event.new)
 
     @reported
+    def _given(self) -> tuple[list[int], list[int]]:
+        """The features the user pinned and banned, which the views mark."""
+        return list(self.state.known.pinned), list(self.state.known.banned)
+
     def _on_knowledge_action(self, action: str, feature: int):
         known = self.state.known
         edit = {"pin": known.pin, "ban": known.ban, "release": known.release}[action]
@@ -424,7 +428,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _on_version(self, *_):
         self.convergence.configure_for(self.state.settings.cls)
-        self.sparsity.show([], self.state.data)
+        self.sparsity.show([], self.state.data, self._given())
         self.convergence.reset()
         self._show_accuracy(methods=self.state.sweep_methods())
         self._show_selected()
@@ -586,7 +590,7 @@ class ExplorerApp(pn.viewable.Viewer):
             # every later update of the page)
             self._map_dirty = True
             return
-        self.sparsity.show(self.state.records, self.state.data)
+        self.sparsity.show(self.state.records, self.state.data, self._given())
         self._last_map = time.perf_counter()
         self._map_dirty = False
 
@@ -653,7 +657,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.convergence.reset()
         self.convergence.push(self.state.records)
         self.convergence.one_shot(self.state.records, self._method_label())
-        self.sparsity.show(self.state.records, self.state.data)
+        self.sparsity.show(self.state.records, self.state.data, self._given())
         self._show_selected()
         self._show_accuracy()
 

@@ -74,6 +74,7 @@ class StabilityView(pn.viewable.Viewer):
         self.result: StabilityResult | None = None
         self.agreement = None
         self.dataset = None
+        self._given: tuple[list[int], list[int]] = ([], [])  # (pinned, banned), marked
         self._phis: list[tuple[int, float, float, float]] = []
         self.resamples = pn.widgets.IntSlider(label="resamples (half of the rows each)",
                                               start=10, end=200, step=10, value=RESAMPLES,
@@ -114,6 +115,9 @@ class StabilityView(pn.viewable.Viewer):
     def start(self, method: str, data, params: dict, others: list[str], k,
               knowledge: dict | None = None) -> None:
         self.result, self.agreement, self.dataset = None, None, data
+        known = knowledge or {}
+        self._given = ([int(j) for j in known.get("always_include") or ()],
+                       [int(j) for j in known.get("exclude") or ()])
         self._phis = []
         self._pipe.send(([], None))
         self.verdict.object = ""
@@ -177,11 +181,14 @@ class StabilityView(pn.viewable.Viewer):
         if shape is not None and int(np.prod(shape)) == r.frequency.size:
             # square pixels: a figure of fixed size
             self.frequency.sizing_mode = "fixed"
-            self.frequency.object = viz.frequency_image(r.frequency, shape).opts(
+            pinned, banned = self._given
+            self.frequency.object = viz.frequency_image(
+                r.frequency, shape, pinned=pinned, banned=banned).opts(
                 frame_width=320, frame_height=int(320 * shape[0] / shape[1]))
         else:
             self.frequency.sizing_mode = "stretch_width"
-            self.frequency.object = viz.frequency_bars(r.table(), truth=ds.truth).opts(
+            self.frequency.object = viz.frequency_bars(r.table(), truth=ds.truth,
+                                                       pinned=self._given[0]).opts(
                 responsive=True, height=300)
 
     def _draw_agreement(self) -> None:

@@ -268,11 +268,12 @@ class SparsityView(pn.viewable.Viewer):
         if ds is None:
             return viz.selection_map(np.zeros((0, 0)), np.zeros(0), title="no data")
         truth = ds.truth
+        pinned, banned = data.get("given", ((), ()))
         if not records:
             if ds.image_shape is not None:
                 return viz.weight_image(np.zeros(ds.n_features), ds.image_shape, [], truth,
                                         names=ds.names(), background=ds.mean_row(),
-                                        signed=True)
+                                        signed=True, pinned=pinned, banned=banned)
             return viz.selection_map(np.zeros((0, 0)), np.zeros(0), truth, title="no fit yet")
         last = records[-1]
         if SparsityView._kind_of(ds) == "image":
@@ -288,7 +289,8 @@ class SparsityView(pn.viewable.Viewer):
             whose = shown if member is None else f"class {member}'s {shown} (one-vs-rest)"
             return viz.weight_image(weights, ds.image_shape, last.selected, truth,
                                     names=ds.names(), background=ds.mean_row(), signed=signed,
-                                    title=f"{whose}, iteration {last.iteration + 1}")
+                                    title=f"{whose}, iteration {last.iteration + 1}",
+                                    pinned=pinned, banned=banned)
         order = None
         edges = None
         if ds.groups is not None and not isinstance(ds.groups, (list, tuple)):
@@ -306,7 +308,7 @@ class SparsityView(pn.viewable.Viewer):
             data["columns"][:] = [columns]
         return viz.selection_map(matrix, columns, truth, group_edges=edges,
                                  title=f"entries and exits: {shown}",
-                                 names=[names[j] for j in columns])
+                                 names=[names[j] for j in columns], pinned=pinned)
 
     @staticmethod
     def _kind_of(ds) -> str:
@@ -347,16 +349,18 @@ class SparsityView(pn.viewable.Viewer):
         if feature is not None:
             self.on_click(self.click_action.value, feature)
 
-    def show(self, records, dataset=None) -> None:
-        """Draw ``records`` over ``dataset``; another dataset gets a figure of its own (its
-        legend's entries — true features or not — are fixed per dataset)."""
+    def show(self, records, dataset=None, given=((), ())) -> None:
+        """Draw ``records`` over ``dataset`` with the (pinned, banned) features the user
+        ``given`` marked; another dataset gets a figure of its own (its legend's entries —
+        true features or not — are fixed per dataset)."""
         if dataset is not None and dataset is not self.dataset:
             self.dataset = dataset
             self._rebuild()
         elif self._kind_of(self.dataset) != self._kind:
             self._rebuild()
         self._pipe.send({"records": list(records), "dataset": self.dataset,
-                         "columns": self._drawn_columns})
+                         "columns": self._drawn_columns,
+                         "given": tuple(sorted(g) for g in given)})
         _forget_drawn(self.pane)
         self.note.object = self._note(records, self.dataset)
         self.note.visible = bool(self.note.object)

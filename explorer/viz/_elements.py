@@ -23,6 +23,8 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e
 SELECTED_COLOR = "#d62728"
 TRUTH_COLOR = "#2ca02c"
 YOURS_COLOR = "#000000"  # the user's own setting among reference curves
+PINNED_COLOR = "#ff7f0e"  # features the user always includes (orange diamonds)
+BANNED_COLOR = "#555555"  # features the user excludes (grey crossed squares)
 # reference curves avoid red (selected/kept) and black (the user's setting)
 REFERENCE_PALETTE = ["#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"]
 
@@ -332,17 +334,44 @@ def feature_at(x: float, y: float, image_shape: tuple[int, int] | None,
     return int(columns[position]) if 0 <= position < len(columns) else None
 
 
+def given_title(pinned=(), banned=()) -> str:
+    """What the marks of :func:`given_marks` mean, for a view's title (empty when none)."""
+    said = (["◆ always included"] if len(pinned) else []) + \
+        (["⊠ excluded"] if len(banned) else [])
+    return "\n" + ", ".join(said) if said else ""
+
+
+def given_marks(pinned=(), banned=(), image_shape: tuple[int, int] | None = None,
+                at=None) -> tuple[hv.Points, hv.Points]:
+    """The features the user pinned and excluded, marked: on the pixel grid of
+    :func:`pixel_image` (``image_shape``), else at the (x, y) positions ``at(indices)``
+    gives. Unlabelled (the title says what they are, :func:`given_title`): a legend entry that
+    comes and goes with the user's choice would restyle the legend in place."""
+    def where(indices):
+        indices = np.asarray(indices, dtype=int).reshape(-1)
+        if image_shape is not None:
+            return pixel_centres(indices, image_shape)
+        return at(indices) if at is not None else (np.zeros(0), np.zeros(0))
+
+    pin = hv.Points(where(pinned), ["x", "y"]).opts(
+        color=PINNED_COLOR, marker="diamond", size=11, fill_alpha=0, line_width=2)
+    ban = hv.Points(where(banned), ["x", "y"]).opts(
+        color=BANNED_COLOR, marker="square_x", size=10, fill_alpha=0, line_width=2)
+    return pin, ban
+
+
 def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np.ndarray,
                  truth: np.ndarray | None = None, title: str = "|w| on the image grid",
                  names: Sequence[str] | None = None, background: np.ndarray | None = None,
-                 signed: bool = False):
+                 signed: bool = False, pinned=(), banned=()):
     """The weights drawn on the image grid with selected pixels (and true ones) marked; the
     hover names the pixel under the cursor by ``names`` (row-major, default ``r<i>c<j>``), the
     name the table and the text use. ``signed``: w on a diverging map (red +, blue −, white 0)
-    over ``background`` (the mean image, in grey) where w ≠ 0; else |w| in blues.
+    over ``background`` (the mean image, in grey) where w ≠ 0; else |w| in blues. The
+    features the user ``pinned`` and ``banned`` are marked (:func:`given_marks`).
 
-    Always Image * Image * Points * Points (possibly empty), so a streaming view keeps its
-    layers."""
+    Always Image * Image * Points * Points * Points * Points (possibly empty), so a streaming
+    view keeps its layers."""
     h, w = image_shape
     names = [f"r{i}c{j}" for i in range(h) for j in range(w)] if names is None else \
         [str(n) for n in names]
@@ -363,7 +392,8 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
     image = pixel_image(img, image_shape, shown).opts(
         cmap="RdBu_r" if signed else "Blues", colorbar=True, tools=[hover], clim=clim,
         clipping_colors={"NaN": (0, 0, 0, 0)}, alpha=1.0 if painted or not signed else 0.0,
-        title=title, data_aspect=1, xaxis=None, yaxis=None, framewise=True)
+        title=title + given_title(pinned, banned), data_aspect=1, xaxis=None, yaxis=None,
+        framewise=True)
     back = np.zeros((h, w)) if background is None else \
         np.asarray(background, dtype=float).reshape(h, w)
     base = pixel_image(back, image_shape, "mean").opts(
@@ -374,8 +404,10 @@ def weight_image(weights: np.ndarray, image_shape: tuple[int, int], selected: np
     truth = np.asarray([] if truth is None else truth, dtype=int)
     true = hv.Points(pixel_centres(truth, image_shape), label="true" if truth.size else "").opts(
         color=TRUTH_COLOR, marker="x", size=8)
+    pin, ban = given_marks(pinned, banned, image_shape)
     # the legend sits below the grid, never over the pixels it explains
-    return (base * image * points * true).opts(legend_position="bottom", legend_cols=2)
+    return (base * image * points * true * pin * ban).opts(legend_position="bottom",
+                                                           legend_cols=2)
 
 
 MAP_LABELS = 30  # most feature names written under the map (every column keeps its hover)
@@ -385,19 +417,22 @@ _NAME_CHARS = 16
 def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | None = None,
                   xlabel: str = "feature (in order of entry)", ylabel: str = "iteration",
                   title: str = "entries and exits", group_edges=None,
-                  names: Sequence[str] | None = None):
+                  names: Sequence[str] | None = None, pinned=()):
     """Iteration × feature map: dark where a feature is selected; true features marked with
-    triangles above the map; group boundaries as vertical segments. ``names`` (one per entry
-    of ``columns``, default ``x<j>``) label the axis and the hover, as in every other view.
+    triangles above the map, the user's ``pinned`` ones with diamonds below it
+    (:func:`given_marks`; excluded features are never selected, so never drawn); group
+    boundaries as vertical segments. ``names`` (one per entry of ``columns``, default
+    ``x<j>``) label the axis and the hover, as in every other view.
 
-    Always Image * Scatter * Segments * Rectangles (possibly empty), so a streaming view keeps
-    its layers."""
+    Always Image * Scatter * Segments * Rectangles * Points * Points (possibly empty), so a
+    streaming view keeps its layers."""
     n_rows, n_cols = matrix.shape if matrix.size else (1, 1)
     data = matrix.astype(float) if matrix.size else np.zeros((1, 1))
     # first iteration at the bottom: the array's first row is drawn on top, so flip it
     image = hv.Image(data[::-1], bounds=(0, 0.5, n_cols, n_rows + 0.5),
                      kdims=[xlabel, ylabel], vdims=["selected"]).opts(
-        cmap=["#f7f7f7", "#1f4e79"], clim=(0, 1), title=title, colorbar=False,
+        cmap=["#f7f7f7", "#1f4e79"], clim=(0, 1), title=title + given_title(pinned),
+        colorbar=False,
         yticks=integer_ticks(), framewise=True)
     xs = np.zeros(0)
     if truth is not None and len(columns):
@@ -430,8 +465,15 @@ def selection_map(matrix: np.ndarray, columns: np.ndarray, truth: np.ndarray | N
     # the legend sits right of the map, never over the cells it explains (the latest
     # iterations are its top rows, where a legend inside would sit); below it would take
     # the height the toolbar needs, which then folds its tools into an overflow menu
-    return (image * true * segments * cells).opts(legend_position="right",
-                                                  hooks=[name_the_columns, add_svg_save])
+    drawn = np.asarray(columns, dtype=np.int64)
+
+    def below(indices):
+        xs = np.flatnonzero(np.isin(drawn, indices)) + 0.5
+        return xs, np.full(xs.size, 0.5)
+
+    pin, ban = given_marks(pinned, (), at=below)
+    return (image * true * segments * cells * pin * ban).opts(
+        legend_position="right", hooks=[name_the_columns, add_svg_save])
 
 
 def name_the_columns(plot, element) -> None:

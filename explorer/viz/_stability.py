@@ -7,33 +7,51 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 
-from ._elements import PALETTE, TRUTH_COLOR, YOURS_COLOR, pixel_image
+from ._elements import (
+    PALETTE,
+    PINNED_COLOR,
+    TRUTH_COLOR,
+    YOURS_COLOR,
+    given_marks,
+    given_title,
+    pixel_image,
+)
 
 
 def frequency_bars(table: pd.DataFrame, top: int = 20, truth=None,
-                   title: str = "selection frequency") -> hv.Bars:
+                   title: str = "selection frequency", pinned=()) -> hv.Bars:
     """The ``top`` most often selected features by name (``table``: feature, index,
-    frequency, most frequent first); true features, when known, in the truth colour."""
+    frequency, most frequent first); true features, when known, in the truth colour, those
+    the user ``pinned`` in orange (their frequency is 1 by the user's choice)."""
     rows = table.head(top)
     true = set(np.asarray(truth).tolist()) if truth is not None else set()
+    pins = set(np.asarray(pinned, dtype=int).tolist())
     # colours given per bar, not mapped from a category: a mapped colour adds a legend,
     # which BokehJS could not find a view for on every later update
     frame = pd.DataFrame({"feature": rows["feature"].astype(str),
                           "frequency": rows["frequency"].astype(float),
-                          "colour": [TRUTH_COLOR if i in true else PALETTE[0]
+                          "colour": [PINNED_COLOR if i in pins else
+                                     TRUTH_COLOR if i in true else PALETTE[0]
                                      for i in rows["index"]]})
-    if true:
-        title += " (green: a true feature)"
+    said = (["green: a true feature"] if true else []) + \
+        (["orange: always included by you"] if pins & set(rows["index"].tolist()) else [])
+    if said:
+        title += f" ({'; '.join(said)})"
     return hv.Bars(frame, ["feature"], ["frequency", "colour"]).opts(
         color="colour", ylim=(0, 1.05), xrotation=60, tools=["hover"], title=title,
         ylabel="share of resamples", xlabel="", show_legend=False)
 
 
 def frequency_image(frequency: np.ndarray, shape: tuple[int, int],
-                    title: str = "selection frequency on the image grid") -> hv.Image:
-    """Each pixel's share of resamples that selected it."""
-    return pixel_image(frequency, shape, "frequency").opts(
-        cmap="Blues", clim=(0, 1), colorbar=True, tools=["hover"], title=title)
+                    title: str = "selection frequency on the image grid", pinned=(),
+                    banned=()) -> hv.Overlay:
+    """Each pixel's share of resamples that selected it; the pixels the user ``pinned`` and
+    ``banned`` marked as on the weight map (:func:`~explorer.viz.given_marks`)."""
+    image = pixel_image(frequency, shape, "frequency").opts(
+        cmap="Blues", clim=(0, 1), colorbar=True, tools=["hover"],
+        title=title + given_title(pinned, banned))
+    pin, ban = given_marks(pinned, banned, shape)
+    return image * pin * ban
 
 
 def agreement_heatmap(jaccard: pd.DataFrame,

@@ -28,6 +28,25 @@ SCREEN_POINT = """([title, x, y]) => {
   return null;
 }"""
 
+# the (x, y) of the markers of one kind (``marker``) in the figure titled ``title``
+MARKS = """([title, marker]) => {
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (!m.title || !m.title.text || !m.title.text.startsWith(title) || !m.renderers) continue;
+    for (const r of m.renderers) {
+      const mk = r.glyph && r.glyph.marker;
+      if (!mk || (mk.value ?? mk) !== marker) continue;
+      const d = r.data_source.data, get = k => Array.from(d instanceof Map ? d.get(k) : d[k]);
+      return {title: m.title.text, x: get('x'), y: get('y')};
+    }
+  }
+  return null;
+}"""
+
+
+def pixel(name: str) -> tuple[int, int]:
+    row, col = map(int, re.fullmatch(r"r(\d)c(\d)", name).groups())
+    return row, col
+
 
 def names_in_table(page: Page) -> list[str] | None:
     table = page.evaluate(ROWS)
@@ -81,6 +100,21 @@ def test_pin_from_the_table_ban_from_the_map_and_reload(page: Page, server, serv
     assert len(chosen) == 6 and chosen != before
     table = page.evaluate(ROWS)
     assert "given" in table["head"]
+    # the map marks what the user gave: diamonds on the pinned pixels, crossed squares on
+    # the banned one, said in its title
+    page.locator(".view-tabs").get_by_text("Sparsity map").click()
+
+    def marks(marker):
+        found = page.evaluate(MARKS, ["w (red +, blue −)", marker])
+        return None if not found else found
+
+    pins = wait_for(lambda: (lambda f: f if f and len(f["x"]) == 2 else None)(marks("diamond")),
+                    15)
+    assert "◆ always included, ⊠ excluded" in pins["title"]
+    centre = {(c + 0.5, 8 - r - 0.5) for r, c in map(pixel, ["r0c0", name])}
+    assert set(zip(pins["x"], pins["y"])) == centre
+    bans = marks("square_x")
+    assert list(zip(bans["x"], bans["y"])) == [(col + 0.5, 8 - row - 0.5)]
     # the URL carries both; a new page from it gives the same model
     wait_for(lambda: "pin=" in page.url and f"ban={8 * row + col}" in page.url, 10)
     assert re.search(r"pin=0%2C\d+|pin=\d+%2C0", page.url), page.url
@@ -96,5 +130,5 @@ def test_pin_from_the_table_ban_from_the_map_and_reload(page: Page, server, serv
 
 
 def test_a_method_that_cannot_honour_the_knowledge_says_so(page: Page, server):
-    page.goto(f"{server}/explorer?dataset=breast-cancer&method=fgm&pin=3")
-    wait_text(page, ".message", "FGM cannot honour always_include", timeout=30)
+    page.goto(f"{server}/explorer?dataset=breast-cancer&method=fs-manifold&pin=3")
+    wait_text(page, ".message", "FS-Manifold cannot honour always_include", timeout=30)

@@ -78,3 +78,32 @@ def test_the_lesson_marks_sit_on_the_largest_weights():
     assert centre == pytest.approx(TOP_LEFT)
     marks = np.array(sorted(_marks(model)))
     np.testing.assert_allclose(marks, [TOP_LEFT, (3.5, SHAPE[0] - 1.5)])
+
+
+def _marker_points(model, marker: str):
+    return [(x, y) for r in model.select({"type": GlyphRenderer})
+            if isinstance(r.glyph, Scatter) and r.glyph.marker == marker
+            for x, y in zip(r.data_source.data["x"], r.data_source.data["y"], strict=True)]
+
+
+@pytest.mark.parametrize("draw", ["weights", "frequency"])
+def test_the_users_pinned_and_banned_pixels_are_marked_where_they_are_drawn(draw):
+    """A pinned top-left pixel carries the pinned mark on the bright top-left cell, a banned
+    bottom-right one the banned mark, on the weight map and the stability grid alike."""
+    last = SHAPE[0] * SHAPE[1] - 1
+    values = _planted(0, 0)
+    element = viz.weight_image(values, SHAPE, [0], pinned=[0], banned=[last]) \
+        if draw == "weights" else viz.frequency_image(values, SHAPE, pinned=[0], banned=[last])
+    centre, model = _bright_cell(element)
+    assert _marker_points(model, "diamond") == [centre] == [TOP_LEFT]
+    assert _marker_points(model, "square_x") == [(SHAPE[1] - 0.5, 0.5)]
+    assert "always included" in model.title.text and "excluded" in model.title.text
+    plain = hv.render(viz.weight_image(values, SHAPE, [0]) if draw == "weights"
+                      else viz.frequency_image(values, SHAPE), backend="bokeh")
+    assert not _marker_points(plain, "diamond") and "included" not in plain.title.text
+
+
+def test_the_entry_map_marks_the_pinned_columns_it_draws():
+    model = hv.render(viz.selection_map(np.ones((2, 3)), np.array([4, 9, 1]), pinned=[9, 7]),
+                      backend="bokeh")
+    assert _marker_points(model, "diamond") == [(1.5, 0.5)]  # 7 is not drawn

@@ -123,6 +123,7 @@ class FSManifold(BaseSelector):
     """
 
     display_name = "FS-Manifold"
+    knowledge = frozenset({"exclude", "always_include"})
     sparsity_param = "m"
     multiclass = "native"
     has_bounds = True
@@ -195,6 +196,8 @@ class FSManifold(BaseSelector):
             if X_unlabeled.shape[1] != d:
                 raise ValueError(f"X_unlabeled has {X_unlabeled.shape[1]} features, X has {d}")
         Y = self._label_matrix(y)
+        know = self._known()
+        self._fixed = np.zeros(0, np.int64) if know is None else know.pinned
         unit = self._unit(X if X_unlabeled is None else sp.vstack(
             [sp.csr_matrix(X), sp.csr_matrix(X_unlabeled)], format="csr"))
         if unit is not None:
@@ -222,7 +225,7 @@ class FSManifold(BaseSelector):
             tau = self._choose_tau(X, y, Y, mk.H, rho, m)
         self.tau_ = float(tau)
         p0 = start["p"] if start is not None and start["tau"] == self.tau_ else None
-        self._level_method(X, Y, mk.H, self.tau_, rho, m, recorder, p0=p0)
+        self._level_method(X, Y, mk.H, self.tau_, rho, m, recorder, p0=p0, fixed=self._fixed)
         self._final_svm(X, y)
         self.n_passes_ = int(self._passes)
         if unit is not None:  # the weights of the raw features
@@ -263,9 +266,11 @@ class FSManifold(BaseSelector):
         return max(float(np.trace(H)), 1e-300) / max(feature_trace, 1e-300)
 
     # ------------------------------------------------------------------ Alg. 2
-    def _level_method(self, X, Y, H, tau, rho, m, recorder, p0=None):
+    def _level_method(self, X, Y, H, tau, rho, m, recorder, p0=None, fixed=()):
         """Alg. 2 by :func:`explorer.optim.level.level_method`; the oracle at p solves one SVM
-        dual per class on the kernel (1−τ)²K_p + (τ²/ρ)H and returns its cut."""
+        dual per class on the kernel (1−τ)²K_p + (τ²/ρ)H and returns its cut. The ``fixed``
+        features (pinned by the user) are held at p_j = 1 and always selected."""
+        fixed = np.asarray(fixed, dtype=np.int64)
         a2, b2 = (1.0 - tau) ** 2, tau**2 / rho
 
         def oracle(p):
@@ -288,8 +293,8 @@ class FSManifold(BaseSelector):
             return value, c, g, ratio
 
         def on_step(step: LevelStep) -> bool:
-            self._store(step.best_p, m)
-            top = np.argsort(-step.best_p, kind="stable")[:m]
+            self._store(step.best_p, m, fixed)
+            top = _top(step.best_p, m, fixed)
             return recorder.emit(
                 objective=step.value, n_selected=m, selected=np.sort(top), inner_steps=1,
                 lower=step.lower, upper=step.upper, inner_measure=step.measure,
@@ -300,7 +305,7 @@ class FSManifold(BaseSelector):
 
         result = level_method(oracle, X.shape[1], m, level=float(self.level),
                               stopping=Stopping(float(self.tol), int(self.max_iter)),
-                              on_step=on_step, p0=p0)
+                              on_step=on_step, p0=p0, fixed=fixed)
         self.p_ = result.best_p
         self.lower_bound_, self.upper_bound_ = result.lower, result.upper
         self.converged_ = bool(result.converged)
@@ -311,8 +316,8 @@ class FSManifold(BaseSelector):
                           f"{float(self.tol):g}): the selection is the best p so far; raise "
                           "max_iter to certify it.")
 
-    def _store(self, p, m):
-        top = np.argsort(-p, kind="stable")[:m]
+    def _store(self, p, m, fixed=()):
+        top = _top(p, m, fixed)
         support = np.zeros(p.size, dtype=bool)
         support[top] = True
         self.support_ = support
@@ -344,7 +349,7 @@ class FSManifold(BaseSelector):
                 Ht = H[np.ix_(train, train)]
                 C = np.eye(train.size) - 1.0 / train.size
                 probe._level_method(X[train], Y[train], C @ Ht @ C, tau, rho, m,
-                                    Recorder(None))
+                                    Recorder(None), fixed=self._fixed)
                 self._passes += probe._passes
                 probe._final_svm(X[train], labels[train])
                 scores_ = probe._decision_binary(X[test])
@@ -393,6 +398,13 @@ class FSManifold(BaseSelector):
     def sweep_values(cls, X, y, n_points: int = 10):
         d = X.shape[1]
         return sorted({int(v) for v in np.geomspace(1, max(1, d // 2), n_points)})
+
+
+def _top(p: np.ndarray, m: int, fixed) -> np.ndarray:
+    """The m features of largest p, the ``fixed`` ones first (ties: the earlier feature)."""
+    first = np.zeros(p.size, dtype=bool)
+    first[np.asarray(fixed, dtype=np.int64)] = True
+    return np.lexsort((np.arange(p.size), -p, ~first))[:m]
 
 
 def _weighted_gram(X, p) -> np.ndarray:

@@ -129,11 +129,12 @@ def resolve(estimator, n_features: int, names=None) -> Knowledge | None:
         raise ValueError(f"{owner}: positive must be True or False, got {positive!r}")
     know = Knowledge(int(n_features), pinned.astype(np.int64), banned.astype(np.int64),
                      factor, bool(positive))
-    k = getattr(estimator, "k", None)
+    knob = "m" if getattr(type(estimator), "sparsity_param", "k") == "m" else "k"
+    k = getattr(estimator, knob, None)
     if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k < pinned.size:
-        raise ValueError(f"{owner}: k={k} is smaller than the {pinned.size} always-included "
-                         "features; k counts every feature of the model, the always-included "
-                         "ones among them")
+        raise ValueError(f"{owner}: {knob}={k} is smaller than the {pinned.size} "
+                         f"always-included features; {knob} counts every feature of the "
+                         "model, the always-included ones among them")
     return know
 
 

@@ -38,6 +38,8 @@ def target(name):
 def make(name, **params):
     cls = get_method(name)
     params = {**SMALL.get(name, {}), **params}
+    if cls.sparsity_param == "m" and "k" in params:  # FS-Manifold counts its model by m
+        params["m"] = params.pop("k")
     if "k" in cls().get_params() and "k" not in params and name not in ("fgm", "fs-multi"):
         params["k"] = 4
     return cls(**params)

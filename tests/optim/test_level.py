@@ -80,3 +80,50 @@ def test_the_level_method_does_not_depend_on_the_objectives_units(scale):
     assert result.n_iter == pytest.approx(reference.n_iter, abs=2)
     assert result.upper == pytest.approx(scale * reference.upper, rel=1e-6)
     np.testing.assert_allclose(result.best_p, reference.best_p, atol=1e-6)
+
+
+def test_fixed_coordinates_held_at_one_reach_the_restricted_lp_optimum():
+    """Pinned features (``fixed``) are held at p_j = 1: the level method reaches the LP
+    optimum over {p_fixed = 1, 0 ≤ p ≤ 1, Σp = m} — written here as bounds (1, 1) for
+    HiGHS —, every point it visits keeps them at 1, and that optimum is above the free one."""
+    rng = np.random.default_rng(0)
+    d, J, m, fixed = 12, 8, 3.0, [4, 9]
+    c, G = rng.standard_normal(J), rng.standard_normal((J, d))
+
+    def oracle(p):
+        j = int(np.argmax(c - G @ p))
+        return float(c[j] - G[j] @ p), float(c[j]), G[j].copy(), j
+
+    steps = []
+    result = level_method(oracle, d, m, level=0.5, stopping=Stopping(1e-5, 500),
+                          on_step=lambda s: steps.append(s) or True, fixed=fixed)
+
+    def lp(bounds):
+        return linprog(np.r_[np.zeros(d), 1.0], A_ub=np.hstack([-G, -np.ones((J, 1))]),
+                       b_ub=-c, A_eq=np.r_[np.ones(d), 0.0][None, :], b_eq=[m],
+                       bounds=bounds + [(None, None)], method="highs").fun
+
+    restricted = lp([(1, 1) if j in fixed else (0, 1) for j in range(d)])
+    assert result.converged
+    assert result.lower <= restricted + 1e-9 <= result.upper + 2e-9
+    assert result.upper - restricted <= 1e-5 * abs(result.upper)  # the certified gap
+    assert all(np.allclose(s.p[fixed], 1.0) and abs(s.p.sum() - m) < 1e-8 for s in steps)
+    assert restricted > lp([(0, 1)] * d) + 1e-3  # the pins change the problem
+
+
+def test_the_capped_simplex_projection_with_a_floor_is_the_qp():
+    from scipy.optimize import minimize
+
+    from explorer.optim.level import project_capped_simplex
+
+    rng = np.random.default_rng(2)
+    v, m = rng.normal(size=9), 4.0
+    floor = np.zeros(9)
+    floor[[1, 6]] = 1.0
+    p = project_capped_simplex(v, m, lower=floor)
+    qp = minimize(lambda q: np.sum((q - v) ** 2), np.full(9, m / 9), jac=lambda q: 2 * (q - v),
+                  bounds=list(zip(floor, np.ones(9))), method="SLSQP",
+                  constraints=[{"type": "eq", "fun": lambda q: q.sum() - m}],
+                  options={"ftol": 1e-14, "maxiter": 500})
+    np.testing.assert_allclose(p, qp.x, atol=1e-6)
+    assert p[[1, 6]].tolist() == [1.0, 1.0] and p.sum() == pytest.approx(m)

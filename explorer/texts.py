@@ -244,3 +244,39 @@ def blank_weight_note(selected, nonzero_rows, n_rows: int, scaling, names) -> st
             f"'{scaling}' every column is divided by its norm, so a pixel that is almost "
             "always blank is magnified until the few images where it is not decide its "
             "weight. Choose feature_scaling = None to weigh pixels as they are.")
+
+
+GAP_CLOSED = 0.01  # a relative certified gap at most this reads "closed"
+
+
+def gap_caption(bounded, last=None) -> str:
+    """What the certified-gap plot's last value means, in words: ``bounded`` is the last
+    record with both bounds, ``last`` the fit's last record (a cut to k or a refinement has
+    no bounds of its own). Empty without bounds."""
+    if bounded is None or bounded.lower is None or bounded.upper is None:
+        return ""
+    lower, upper = float(bounded.lower), float(bounded.upper)
+    gap = (upper - lower) / max(abs(upper), 1e-300)
+    if gap <= GAP_CLOSED:
+        return (f"The certified gap closed to {gap:.2%}: the objective {upper:.4g} is within "
+                "that of the optimum of the convex relaxation.")
+    said = (f"The certified gap ends at {gap:.0%}: the convex relaxation's optimum lies "
+            f"between {lower:.4g} (its dual at the last master's α) and the objective "
+            f"{upper:.4g}. The lower bound rises only as the path nears that optimum; ")
+    info = (last.info or {}) if last is not None else {}
+    reason = str((bounded.info or {}).get("stop_reason") or "")
+    if last is not None and last is not bounded and info.get("refine"):
+        measure = getattr(last, "inner_measure", None)
+        refit = "" if measure is None else \
+            " (its refit is certified on its own, " + (
+                "to machine precision)" if float(measure) < 1e-12 else
+                f"to a relative gap of {float(measure):.1g})")
+        return said + ("this path stopped once it held enough features to cut k from, long "
+                       "before: the gap says how far the path is from the relaxation, not how "
+                       f"good the {last.n_selected}-feature model is{refit}.")
+    if "relative objective change" in reason:
+        return said + ("the stop on a small change of the objective (tol) ended the path "
+                       "first: a smaller tol and more outer iterations (max_outer) close it.")
+    if "max_outer" in reason:
+        return said + "the path used its max outer iterations first: raise it to close the gap."
+    return said + "the fit ended before it got there."

@@ -23,7 +23,7 @@ from holoviews.streams import Buffer, Pipe, Tap
 
 from .. import viz
 from ..metrics import METRICS
-from ..texts import blank_weight_note
+from ..texts import blank_weight_note, gap_caption
 from . import _widgets as W
 from ._live import LiveFit
 
@@ -99,6 +99,10 @@ class ConvergenceView(pn.viewable.Viewer):
                             sizing_mode="stretch_width")
         self.note = pn.pane.Markdown("", css_classes=["convergence-note"], visible=False,
                                      sizing_mode="stretch_width")
+        # what the certified gap's last value means (a path cut to k never closes it)
+        self.gap_note = pn.pane.Markdown("", css_classes=["gap-note"], visible=False,
+                                         sizing_mode="stretch_width")
+        self._bounded = self._last = None
         cls = type(estimator) if estimator is not None else None
         self.configure(bounds=getattr(cls, "has_bounds", show_bounds),
                        inner=getattr(cls, "has_inner_trace", True),
@@ -159,6 +163,7 @@ class ConvergenceView(pn.viewable.Viewer):
             hv.opts.Overlay(title="certified gap (log scale)", responsive=True, height=h,
                             show_legend=False, show_grid=True))
         self.bounds_box.visible = bool(bounds)
+        self._caption()
         self.kept_pane.object = hv.DynamicMap(
             _whole(lambda data: viz.kept_curve(data, schedule)), streams=[self._kept]).opts(
             hv.opts.Overlay(title="selected features per iteration", responsive=True,
@@ -182,6 +187,19 @@ class ConvergenceView(pn.viewable.Viewer):
 
     def show_bounds(self, visible: bool) -> None:
         self.bounds_box.visible = visible
+        self._caption()
+
+    def _caption(self, records=None, start_over: bool = False) -> None:
+        """The gap plot's caption from the last record with bounds and the last record."""
+        if start_over:
+            self._bounded = self._last = None
+        for r in records or ():
+            self._last = r
+            if r.lower is not None and r.upper is not None:
+                self._bounded = r
+        text = gap_caption(self._bounded, self._last) if self.bounds_box.visible else ""
+        self.gap_note.object = text
+        self.gap_note.visible = bool(text)
 
     def reset(self) -> None:
         self.replace([])
@@ -206,6 +224,7 @@ class ConvergenceView(pn.viewable.Viewer):
         frames = viz.convergence_frames(records, self._step)
         self._axis_for(frames[0], start_over=True)
         self._step = frames[3]
+        self._caption(records, start_over=True)
         for buf, frame in zip((self._conv, self._bounds, self._kept), frames[:3]):
             had_rows = len(buf.data) > 0
             if had_rows:
@@ -222,6 +241,7 @@ class ConvergenceView(pn.viewable.Viewer):
         conv, bounds, kept, step = viz.convergence_frames(records, self._step)
         self._axis_for(conv, start_over=False)
         self._step = step
+        self._caption(records)
         for buf, frame in ((self._conv, conv), (self._bounds, bounds), (self._kept, kept)):
             if len(frame):
                 buf.send(frame)
@@ -232,7 +252,7 @@ class ConvergenceView(pn.viewable.Viewer):
         return len(self._conv.data)
 
     def __panel__(self):
-        return pn.Column(self.note, self.plots, sizing_mode="stretch_width")
+        return pn.Column(self.note, self.plots, self.gap_note, sizing_mode="stretch_width")
 
 
 NAMES_HEIGHT = 80  # px under the entry map for its rotated feature names

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import holoviews as hv
 import numpy as np
 import pandas as pd
@@ -682,3 +683,27 @@ def test_a_failing_ui_reaction_is_said_in_the_message_box():
         assert app.message.alert_type == "danger" and "ZeroDivisionError" in app.message.object
     finally:
         app.state.close()
+
+
+def test_the_gap_plot_says_why_a_path_cut_to_k_never_closes_its_gap():
+    """FGM with k on digits: the path stops once it holds k features, its certified gap
+    stays wide, and the caption under the gap plot says what the number certifies; a path
+    run to convergence says its gap closed."""
+    from explorer.data import load
+
+    d = load("digits-3v8")
+    view = ConvergenceView()
+    view.configure_for(FGM)
+    est = FGM(k=10).fit(d.X, d.y)
+    bounded = [r for r in est.history_ if r.lower is not None]
+    assert (bounded[-1].upper - bounded[-1].lower) > 0.5 * bounded[-1].upper  # still wide
+    view.replace(est.history_)
+    said = view.gap_note.object
+    assert view.gap_note.visible
+    assert re.search(r"ends at \d+ %|ends at \d+%", said) and "cut k" in said
+    assert "10-feature model" in said
+    closed = FGM(B=2, C=0.5, max_outer=60, tol=1e-9).fit(d.X[:, :40], d.y)
+    view.replace(closed.history_)
+    assert "closed to" in view.gap_note.object
+    view.reset()
+    assert not view.gap_note.visible

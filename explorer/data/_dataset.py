@@ -119,6 +119,19 @@ class Dataset:
             self.__dict__["_mean_row"] = np.asarray(self.X.mean(axis=0), dtype=float).ravel()
         return self.__dict__["_mean_row"]
 
+    def column_sd(self, columns) -> np.ndarray | None:
+        """The training rows' standard deviation of the given columns (a weight times it is
+        the model's change for one standard deviation of the feature, comparable across
+        features in different units); None for a lazy X."""
+        if self.is_lazy:
+            return None
+        from ..kernels import column_moments, take_columns
+
+        columns = np.asarray(columns, dtype=np.int64)
+        if columns.size == 0:
+            return np.zeros(0)
+        return column_moments(take_columns(self.X, columns))[1]
+
     def nonzero_rows(self) -> np.ndarray | None:
         """How many training rows each feature is non-zero in; None for a lazy X."""
         if self.is_lazy:

@@ -509,21 +509,26 @@ class AccuracyView(pn.viewable.Viewer):
 
 
 class SelectedTable(pn.viewable.Viewer):
-    """Selected features (name, weight, group, true?) as a plain HTML table, sorted by the
-    user's choice of column, with a CSV download of every row.
+    """Selected features (name, weight, weight × the feature's sd, group, true?) as a plain
+    HTML table, sorted by the user's choice of column (by default the weight times the
+    feature's standard deviation: features in different units compare), with a CSV download
+    of every row.
 
     A plain table, not Tabulator: Tabulator inside the explorer's dynamic tabs (and the
     stretch-width template) resized itself in a loop and froze the browser tab."""
 
-    SORTS = {"largest |weight| first": ("abs_weight", False), "feature number": ("feature", True),
-             "name": ("name", True), "weight": ("weight", False)}
+    # (column, ascending, by absolute value); the first is the table's own order
+    SORTS = {"largest |weight × sd| first": ("weight_per_sd", False, True),
+             "largest |weight| first": ("abs_weight", False, False),
+             "feature number": ("feature", True, False), "name": ("name", True, False),
+             "weight": ("weight", False, False)}
 
     def __init__(self, frame: pd.DataFrame | None = None, max_rows: int = 200, **params):
         super().__init__(**params)
         self.max_rows = max_rows
         self.frame = frame if frame is not None else pd.DataFrame(
             columns=["feature", "name", "weight", "abs_weight"])
-        self.sort = W.select("Sort by", list(self.SORTS), "largest |weight| first",
+        self.sort = W.select("Sort by", list(self.SORTS), next(iter(self.SORTS)),
                              "sort-selected", width=220, sizing_mode="fixed")
         self.sort.param.watch(lambda *_: self._draw(), "value")
         self.table = pn.pane.DataFrame(self.frame, index=False, max_rows=max_rows,
@@ -551,10 +556,11 @@ class SelectedTable(pn.viewable.Viewer):
             self.on_knowledge(action, int(self.pick.value))
 
     def sorted_frame(self) -> pd.DataFrame:
-        column, ascending = self.SORTS[self.sort.value]
+        column, ascending, absolute = self.SORTS[self.sort.value]
         if column not in self.frame.columns or self.frame.empty:
             return self.frame
-        return self.frame.sort_values(column, ascending=ascending, kind="stable")
+        return self.frame.sort_values(column, ascending=ascending, kind="stable",
+                                      key=np.abs if absolute else None)
 
     def _draw(self) -> None:
         frame = self.sorted_frame()

@@ -161,9 +161,10 @@ def block_membership(records: Sequence, n_features: int) -> np.ndarray:
 
 
 def selected_table(estimator, dataset=None, pinned=()) -> pd.DataFrame:
-    """Selected features: index, name, weight (|weight| for multi-class), group, is-true
-    (no rows without a model); with ``pinned`` (the features the user always includes) a
-    column ``given`` says which of them were given, not chosen."""
+    """Selected features: index, name, weight (|weight| for multi-class), the weight times
+    the feature's standard deviation (``weight_per_sd``, the order of the rows: comparable
+    across units), group, is-true (no rows without a model); with ``pinned`` (the features
+    the user always includes) a column ``given`` says which of them were given, not chosen."""
     if estimator is None:
         return pd.DataFrame(columns=["feature", "name", "weight", "abs_weight"])
     support = estimator.get_support()
@@ -173,6 +174,14 @@ def selected_table(estimator, dataset=None, pinned=()) -> pd.DataFrame:
     names = dataset.names() if dataset is not None else [f"x{j}" for j in range(support.size)]
     frame = pd.DataFrame({"feature": idx, "name": [names[j] for j in idx],
                           "weight": weight, "abs_weight": np.abs(weight)})
+    sd = dataset.column_sd(idx) if dataset is not None and hasattr(dataset, "column_sd") \
+        else None
+    order = frame["abs_weight"]
+    if sd is not None and len(sd) == idx.size:
+        # features in different units (pd-speech: wavelet means of 1e-21 beside energies of
+        # 1e10) are compared by the change one standard deviation of each makes
+        frame["weight_per_sd"] = weight * sd
+        order = np.abs(frame["weight_per_sd"])
     groups = getattr(dataset, "groups", None) if dataset is not None else None
     if groups is not None and not isinstance(groups, (list, tuple)):
         frame["group"] = np.asarray(groups)[idx]
@@ -181,7 +190,8 @@ def selected_table(estimator, dataset=None, pinned=()) -> pd.DataFrame:
         frame["true_feature"] = np.isin(idx, truth)
     if len(pinned):
         frame["given"] = np.where(np.isin(idx, list(pinned)), "always in", "")
-    return frame.sort_values("abs_weight", ascending=False, kind="stable").reset_index(drop=True)
+    rows = np.argsort(-order.to_numpy(), kind="stable")
+    return frame.iloc[rows].reset_index(drop=True)
 
 
 def coefficient_paths(records: Sequence, max_features: int = 60) -> pd.DataFrame:

@@ -48,9 +48,9 @@ def test_selected_features_tab_renders_and_downloads(page: Page, server, method,
     assert page.evaluate("1 + 1") == 2
     page.screenshot(timeout=5000)
     assert time.time() - start < 5
-    # sorted by |weight|, largest first
-    weights = [float(r[head.index("abs_weight")]) for r in rows]
-    assert weights == sorted(weights, reverse=True)
+    # sorted by |weight × the feature's sd|, largest first (features in different units)
+    effects = [abs(float(r[head.index("weight_per_sd")])) for r in rows]
+    assert effects == sorted(effects, reverse=True)
     with page.expect_download(timeout=10_000) as download:
         page.locator(".download-selected button, .download-selected a").first.click()
     path = tmp_path / "selected.csv"

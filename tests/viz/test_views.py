@@ -264,12 +264,37 @@ def test_accuracy_plot_has_one_curve_per_method():
 def test_selected_table_and_csv(fgm_fit):
     ds, est = fgm_fit
     frame = viz.selected_table(est, ds)
-    assert len(frame) == est.n_selected_ and frame["abs_weight"].is_monotonic_decreasing
+    assert len(frame) == est.n_selected_
+    assert frame["weight_per_sd"].abs().is_monotonic_decreasing
     assert frame["name"].iloc[0].startswith("r")  # pixel names r{row}c{col}
     table = SelectedTable(frame)
     csv = table._csv().getvalue()
     assert csv.splitlines()[0].startswith("feature,name,weight")
     assert len(csv.splitlines()) == est.n_selected_ + 1
+
+
+def test_the_selected_table_compares_features_in_different_units_per_sd():
+    """pd-speech's wavelet means (values of 1e-21) get weights of 1e20 in their own units:
+    the table ranks the features by the change one standard deviation makes, and says it."""
+    import warnings
+
+    from explorer import FSA
+    from explorer.data import load
+
+    ds = load("pd-speech")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = FSA(k=20).fit(ds.X, ds.y)
+    frame = viz.selected_table(est, ds)
+    X = np.asarray(ds.X)
+    np.testing.assert_allclose(frame["weight_per_sd"],
+                               frame["weight"] * X[:, frame["feature"]].std(axis=0), rtol=1e-9)
+    assert frame["abs_weight"].max() > 1e12  # a tiny-unit column's raw weight
+    assert frame["abs_weight"].iloc[0] < 1e6  # not first: per sd it is an ordinary feature
+    table = SelectedTable(frame)
+    assert table.sort.value.startswith("largest |weight × sd|")
+    table.sort.value = "largest |weight| first"
+    assert table.sorted_frame()["abs_weight"].iloc[0] == frame["abs_weight"].max()
 
 
 def test_teaching_frames(fgm_fit, fsa_fit):

@@ -146,5 +146,6 @@ def specs_by_name(specs: Iterable[ParamSpec]) -> dict[str, ParamSpec]:
 
 def cv_choice() -> dict:
     """A C parameter's ``extra``: the value "cv" — chosen by cross-validation
-    (:mod:`explorer.methods._cv`) — accepted and offered after the slider's numbers."""
-    return {"allow_strings": ("cv",), "words": ("cv",)}
+    (:mod:`explorer.methods._cv`) — accepted, and offered as a box beside the slider."""
+    return {"allow_strings": ("cv",), "words": ("cv",),
+            "word_label": "chosen by cross-validation"}

@@ -133,13 +133,15 @@ class FSManifold(BaseSelector):
                   help="number of features selected", bound="n_features"),
         ParamSpec("tau", "τ (manifold weight)", 0.5, "float", 0.0, 1.0,
                   help="0: supervised; 'auto': cross-validated",
-                  extra={"allow_strings": ("auto",), "options": TAU_GRID + ("auto",)}),
+                  extra={"allow_strings": ("auto",), "options": TAU_GRID + ("auto",),
+                         "word_label": "cross-validated (slow)"}),
         ParamSpec("rho", "ρ", "auto", "float", 1e-6, 1e9, log=True,
                   help="manifold regularisation; 'auto' (default) balances the kernel traces "
                        "so that τ moves the model (ρ = 10 leaves the manifold term ~1e-6 of "
                        "the feature term on digits: τ then changes nothing)",
                   extra={"allow_strings": ("auto",),
-                         "options": (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, "auto")}),
+                         "options": (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, "auto"),
+                         "word_label": "auto (balanced traces)"}),
         ParamSpec("C", "C", 1.0, "float", 1e-4, 1e4, log=True,
                   help="SVM trade-off; 'cv': cross-validated", extra=cv_choice()),
         ParamSpec("n_neighbors", "neighbours", 20, "int", 1, 500, live=False),

@@ -88,13 +88,15 @@ class MethodSettings:
         return f"{self.cls.display_name}'s {changes} for this {data.task} target"
 
     def used_auto_values(self, estimator, data: Dataset | None) -> dict[str, Any]:
-        """The values the fitted model used for the knobs left on *auto* (its ``<name>_``
-        attributes: GrFL's λ = 0.1·λ_max, FS-multi's C = 0.1·n, FSA's η, …)."""
+        """The values the fitted model used for the knobs left on *auto* or a word (its
+        ``<name>_`` attributes: GrFL's λ = 0.1·λ_max, FS-multi's C = 0.1·n, FSA's η, the C
+        that "cv" chose, FS-Manifold's τ, …)."""
         if estimator is None:
             return {}
         params = self.current(data)
         return {spec.name: getattr(estimator, spec.name + "_") for spec in self.specs
-                if spec.nullable and params.get(spec.name) is None
+                if (spec.nullable and params.get(spec.name) is None
+                    or isinstance(params.get(spec.name), str) and spec.kind != "choice")
                 and hasattr(estimator, spec.name + "_")}
 
 

@@ -109,21 +109,19 @@ def widget_for(spec: ParamSpec, value, on_change: Callable[[str, object], None],
         slider_value = value
         if value is None or isinstance(value, str):
             slider_value = spec.default if isinstance(spec.default, (int, float)) else None
+        word = _word(spec)
         if spec.extra.get("options"):
             numbers = sorted({v for v in (*spec.extra["options"], value, spec.default)
                               if isinstance(v, (int, float)) and not isinstance(v, bool)})
-            words = [v for v in spec.extra["options"] if isinstance(v, str)]
-            options = numbers + [w for w in words if w != value] + \
-                ([value] if isinstance(value, str) else [])
-            widget = pn.widgets.DiscreteSlider(options={_fmt(v): v for v in options},
-                                               value=value, css_classes=css, **kwargs)
+            if slider_value is None:
+                slider_value = numbers[len(numbers) // 2]
+            widget = pn.widgets.DiscreteSlider(options={_fmt(v): v for v in numbers},
+                                               value=slider_value, css_classes=css, **kwargs)
         elif _needs_grid(spec, high):
             options = _numeric_options(spec, slider_value, high, integer)
             if slider_value is None:  # auto: park the slider mid-range until it is used
                 slider_value = options[len(options) // 2]
-            words = tuple(spec.extra.get("words", ()))  # e.g. C's "cv", after the numbers
-            widget = _discrete_slider(options, value if value in words else slider_value,
-                                      words, css_classes=css, **kwargs)
+            widget = _discrete_slider(options, slider_value, css_classes=css, **kwargs)
         elif integer:
             end = int(high if high is not None else 100)
             start = int(spec.low or 0)
@@ -142,6 +140,8 @@ def widget_for(spec: ParamSpec, value, on_change: Callable[[str, object], None],
         watch = "value_throttled"
         if spec.nullable:
             return _with_auto(spec, widget, value is None, on_change, css)
+        if word is not None:  # C's "cv", τ's "auto": a box, never a slider's end
+            return _with_auto(spec, widget, value == word, on_change, css, word=word)
 
     if spec.help and "description" in widget.param:
         widget.description = spec.help
@@ -194,9 +194,23 @@ def show_used(knob, value) -> bool:
     return True
 
 
-def _with_auto(spec: ParamSpec, slider, auto: bool, on_change, css):
-    """A nullable knob: an *auto* box (value None) and the slider it disables."""
-    box = pn.widgets.Checkbox(label=f"{spec.label}: {spec.auto}", value=auto,
+def _word(spec: ParamSpec) -> str | None:
+    """The word a numeric knob also takes (C's "cv", FS-Manifold's τ and ρ "auto"), if any."""
+    words = [v for v in spec.extra.get("options", ()) if isinstance(v, str)] or \
+        list(spec.extra.get("words", ()))
+    return words[0] if words else None
+
+
+WORD_LABELS = {"cv": "chosen by cross-validation", "auto": "auto"}
+
+
+def _with_auto(spec: ParamSpec, slider, auto: bool, on_change, css, word=None):
+    """A nullable knob: an *auto* box (value None) and the slider it disables; with ``word``
+    the box stands for that value instead (a C's "cv": cross-validation a keyboard's End on
+    the slider used to start, 21 s of it for FS-Manifold's τ)."""
+    said = spec.auto if word is None else spec.extra.get("word_label",
+                                                         WORD_LABELS.get(word, word))
+    box = pn.widgets.Checkbox(label=f"{spec.label}: {said}", value=auto,
                               css_classes=[f"auto-{spec.name}"])
     slider.disabled = auto
     if spec.help:
@@ -204,7 +218,7 @@ def _with_auto(spec: ParamSpec, slider, auto: bool, on_change, css):
 
     def on_box(event):
         slider.disabled = event.new
-        on_change(spec.name, None if event.new else slider.value)
+        on_change(spec.name, word if event.new else slider.value)
 
     def on_slider(event):
         if not box.value:

@@ -40,8 +40,9 @@ def test_every_registered_knob_builds_whatever_its_options():
     for cls in REGISTRY.values():
         for spec in cls.param_specs:
             W.widget_for(spec, spec.default, lambda *a: None, n_samples=100, n_features=50)
-    tau = W.widget_for(_spec("fs-manifold", "tau"), 0.7, lambda *a: None)
-    assert "auto" in tau.values and 0.7 in tau.values and tau.value == 0.7
+    box, tau = W.widget_for(_spec("fs-manifold", "tau"), 0.7, lambda *a: None).objects
+    assert "auto" not in tau.values and 0.7 in tau.values and tau.value == 0.7
+    assert not box.value
 
 
 def test_small_float_defaults_are_shown_as_they_are():
@@ -70,14 +71,34 @@ def test_leaving_auto_starts_mid_range_not_at_an_extreme():
 
 def test_log_grids_are_round_numbers_so_urls_are_too():
     spec = _spec("fgm", "C")
-    *numbers, last = W.widget_for(spec, spec.default, lambda *a: None).values
-    assert last == "cv"  # cross-validated C, offered after the numbers
+    box, slider = W.widget_for(spec, spec.default, lambda *a: None).objects
+    numbers = slider.values
+    assert box.label == "C: chosen by cross-validation" and not box.value
     for value in numbers:
         assert len(f"{value:g}".lstrip("0.").replace(".", "").rstrip("0")) <= 2, value
     state = ExplorerState(dataset="digits-3v8", live=False, start_worker=False)
     state.set_param("C", 50.0)
     assert state.query_string().endswith("C=50.0")
     assert not re.search(r"\d{6,}", state.query_string())
+
+
+@pytest.mark.parametrize("method, name, word", [("fs-manifold", "tau", "auto"),
+                                                ("fgm", "C", "cv")])
+def test_a_costly_word_is_a_box_beside_the_slider_not_its_end(method, name, word):
+    """FS-Manifold's τ = "auto" (21 s of cross-validation on 10 labelled rows) and a C's "cv"
+    were the right end of their sliders, one keyboard End away; now a box stands for the
+    word, the slider holds numbers only, and the box hands the slider's number back."""
+    seen = []
+    spec = _spec(method, name)
+    box, slider = W.widget_for(spec, spec.default, lambda n, v: seen.append((n, v))).objects
+    assert all(isinstance(v, (int, float)) for v in slider.values)
+    assert not box.value and not slider.disabled
+    box.value = True
+    assert seen[-1] == (name, word) and slider.disabled
+    box.value = False
+    assert seen[-1] == (name, slider.value)
+    ticked, _ = W.widget_for(spec, word, lambda *a: None).objects
+    assert ticked.value
 
 
 def test_inapplicable_knobs_are_hidden_until_they_apply():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+
 import holoviews as hv
 import numpy as np
 import pandas as pd

@@ -501,9 +501,13 @@ class ExplorerApp(pn.viewable.Viewer):
         now = time.perf_counter()
         update = self.state.poll()
         # a paused (stepped) fit is paced by its user, who waits for this one iteration's
-        # pictures: they go out on the next tick, whatever the drawing budget
+        # pictures, and a finished fit's last frame is all its user will get: both go out
+        # on the next tick, whatever the drawing budget (under a class's load the budget
+        # went to other sessions, and a page said "done" over empty plots)
         stepping = self.state.fits.paused
-        ready = stepping or DRAWING.ready(now)
+        ended = not self.state.fits.running and \
+            (self._carried is not None or self._map_dirty)
+        ready = stepping or ended or DRAWING.ready(now)
         # Bokeh sends plot patches as they are rendered but the status text when the callback
         # returns: a tick whose status starts or ends a fit ("running…", "stopped", "done")
         # draws nothing, and a tick's records are drawn on a later tick
@@ -521,7 +525,7 @@ class ExplorerApp(pn.viewable.Viewer):
             DRAWING.spent(now)
         elif self._map_dirty and self._map_visible() and self._carried is None and \
                 not news and ready and \
-                (stepping or now - self._last_map > MAP_EVERY_S):
+                (stepping or ended or now - self._last_map > MAP_EVERY_S):
             # the map is the slowest view: after the curves, at most every 0.25 s
             self._draw_map()
             DRAWING.spent(now)

@@ -459,6 +459,38 @@ def test_a_finished_fit_draws_its_map_with_its_last_curves():
         app.state.close()
 
 
+def test_a_finished_fit_is_drawn_whatever_the_drawing_budget():
+    """Under a class's load the shared drawing budget is always spent by other sessions: a
+    finished fit's last frame — its curves and its map — is drawn on the tick after its
+    'done' all the same (a page read 'Selected: 33 features … done' over empty plots)."""
+    import time
+
+    from explorer.ui import app as app_module
+
+    app = ExplorerApp(dataset="digits-3v8")
+    app.state.live = False
+    pn.panel(app).get_root()
+    try:
+        app.state.set_param("B", 5, refit=False)
+        assert app.state.run()
+        deadline = time.perf_counter() + 60
+        while app.state.fits.running:
+            assert time.perf_counter() < deadline
+            app_module.DRAWING.next_free = time.perf_counter() + 3600  # never this one's turn
+            app._tick()
+            time.sleep(0.02)
+        for _ in range(3):  # the tick with 'done' draws nothing; the next ones must
+            app_module.DRAWING.next_free = time.perf_counter() + 3600
+            app._tick()
+        records = app.state.records
+        assert len(app.convergence._kept.data) == len(records) > 0
+        drawn = app.sparsity._pipe.data["records"]
+        assert len(drawn) == len(records) and drawn[-1] is records[-1]
+    finally:
+        app_module.DRAWING.next_free = 0.0
+        app.state.close()
+
+
 def test_the_legend_goes_to_the_corner_its_lines_leave_empty():
     """matplotlib's loc="best" for Bokeh: the corner whose box the drawn lines cross least,
     counted along the lines (a step with no vertex in a corner still counts there)."""

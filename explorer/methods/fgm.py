@@ -146,6 +146,8 @@ class FGM(BaseSelector):
         The last master's certified relative duality gap.
     B_ : int
         The block size used.
+    k_ : int
+        The number of features the model holds (``k``, or the paper's count at B).
     loss_ : str
         The loss used ("auto" resolved).
     C_ : float
@@ -382,6 +384,12 @@ class FGM(BaseSelector):
         self.n_passes_ = int(space.passes)
         self.n_outer_ = int(result.n_outer)
         self._warm = self._warm_state(master)
+
+    @property
+    def k_(self) -> int:
+        """The number of features the model holds: ``k``, or the paper's count at B when
+        ``k`` is None (what the app's disabled k slider shows)."""
+        return self.n_selected_
 
     @property
     def loss_(self) -> str:

@@ -261,6 +261,12 @@ class FSMulti(BaseSelector):
         self._warm = WarmStart(key=self._warm_key(n_features=self.n_features_in_),
                                support=np.flatnonzero(self.support_))
 
+    @property
+    def k_(self) -> int:
+        """The number of features the model holds: ``k``, or the paper's count at B when
+        ``k`` is None (what the app's disabled k slider shows)."""
+        return self.n_selected_
+
     def _cut_to_k(self, space, master: BundleMaster, result, k: int,
                   recorder: Recorder) -> None:
         """Exactly k features (k groups with ``groups``): the path's of largest ‖w‖,

@@ -541,6 +541,18 @@ def test_auto_knobs_report_the_values_the_fit_used(state):
     state.wait(60)
     used = state.settings.used_auto_values(state.estimator, state.data)
     assert used["C"] == pytest.approx(0.1 * state.data.n_samples)
+    # FGM's k on auto is the paper's count at B: its disabled slider shows the features the
+    # model holds, not a default of 10 beside 28-31 kept ones
+    state.method = "fgm"
+    state.fit()
+    state.wait(60)
+    used = state.settings.used_auto_values(state.estimator, state.data)
+    assert used["k"] == state.estimator.n_selected_ and used["B"] == 10
+    state.set_param("C", "cv", refit=False)
+    state.fit()
+    state.wait(120)
+    assert state.settings.used_auto_values(state.estimator, state.data)["C"] == \
+        state.estimator.C_
 
 
 def test_ticking_warm_start_alone_does_not_refit_and_a_warm_model_says_it_is_not_in_the_url():

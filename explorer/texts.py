@@ -70,18 +70,27 @@ def _fgm(record) -> str:
         return f"{text} (objective {record.objective:.4g}, {record.inner_steps} steps)."
     names = info.get("block_names", [])
     new = info.get("new_features", [])
+    features = info.get("block_features", names)
     shown = ", ".join(names[:6]) + ("…" if len(names) > 6 else "")
+    # groups: the block's candidates are groups, what enters the model are their features
+    of = "of them" if len(features) == len(names) else \
+        f"of their {_count(len(features), 'feature')}"
     if len(new) == 0:
         entering = "all of them were already in the model through earlier blocks, so no " \
                    "feature enters (the new block re-weights them)"
-    elif len(new) == len(names):
-        entering = "all of them are new to the model"
+    elif len(new) == len(features):
+        entering = "all of them are new to the model" if of == "of them" else \
+            f"all {of[3:]} are new to the model"
     else:
-        entering = f"{len(new)} of them {'is' if len(new) == 1 else 'are'} new to the model"
+        entering = f"{len(new)} {of} {'is' if len(new) == 1 else 'are'} new to the model"
+    pinned = int(info.get("pinned", 0))
+    took = f"took the top B = {info.get('B', len(names))}"
+    if pinned:
+        took = f"took the {_count(pinned, 'always-included feature')} and the top B = " \
+               f"{info.get('B', len(names) - pinned)} of the others"
     lines = [
         f"Outer iteration {record.iteration + 1}: the worst-case analysis scored every "
-        f"candidate by (Xᵀ(α⊙y))² and took the top B = {info.get('B', len(names))} "
-        f"({shown}); {entering}.",
+        f"candidate by (Xᵀ(α⊙y))² and {took} ({shown}); {entering}.",
         f"The restricted master now has {_count(info.get('n_blocks', '?'), 'block')}; "
         f"{info.get('solver', 'APG')} took {_count(record.inner_steps, 'step')} to objective "
         f"{record.objective:.4g} and {_count(info.get('active_blocks', '?'), 'block')} "

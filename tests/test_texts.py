@@ -163,3 +163,17 @@ def test_a_cut_to_k_groups_is_told_in_groups(method):
     singles = cls(k=3).fit(data.X, data.y)
     said = explain(method, singles.history_[-1])
     assert said.startswith("Exactly k:") and "3 features" in said
+
+
+def test_a_block_of_groups_counts_its_new_features_against_the_groups_features():
+    """'took the top B = 3 (…); 30 of them are new' read as 30 of 3: the features that
+    enter are counted against the block's groups' features."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 30))
+    y = np.sign(X[:, 0] + X[:, 12])
+    fgm = FGM(B=3, groups=np.repeat(np.arange(3), 10)).fit(X, y)
+    text = explain("fgm", fgm.history_[0])
+    assert "top B = 3" in text and "all their 30 features are new" in text
+    pinned = FGM(B=2, always_include=[7]).fit(X, y)
+    text = explain("fgm", pinned.history_[0])
+    assert "took the 1 always-included feature and the top B = 2 of the others" in text

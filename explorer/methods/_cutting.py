@@ -41,6 +41,7 @@ def block_record_info(space, step, previously: set, B: int) -> dict:
         "runners_up": step.runners_up.copy(),
         "runner_scores": step.runner_scores.copy(),
         "B": int(B),
+        "pinned": int(np.size(getattr(space, "fixed", ()))),  # always in the block, beside B
         "scaling": getattr(space, "scaling", None),  # the feature scaling in effect
     }
     if getattr(space, "tree", None) is not None:

@@ -43,6 +43,11 @@ class ParamSpec:
         What the UI calls ``None`` for a nullable parameter.
     live : bool
         Moving the widget refits immediately (otherwise it waits for Run).
+    step : float, optional
+        A linear slider's step (default: a hundredth of its range).
+    extra : mapping
+        Words the value may also be (``allow_strings``, e.g. a C's "cv"), a slider's own
+        values (``options``) and the label of the word's box (``word_label``).
     bound : {"n_features", "n_samples"}, optional
         The data caps the value (B, k, m ≤ the number of features): widgets end there.
     when : mapping of parameter name to allowed values

@@ -139,6 +139,8 @@ def compare(methods: Sequence[str], dataset, *, ks: Sequence[int] | None = None,
         Split with ``test_size``/``seed`` when it has no test part; the test part is not used.
     ks : sequence of int, optional
         Numbers of features; default ``n_points`` log-spaced from 1 to min(p, 256).
+    n_points : int
+        Points of the default grid of k (when ``ks`` is not given).
     metrics : sequence of str
         Measures; differences and verdicts are in the first unless asked otherwise.
     cv, repeats : int
@@ -158,6 +160,11 @@ def compare(methods: Sequence[str], dataset, *, ks: Sequence[int] | None = None,
         number of always-included features.
     callback : callable, optional
         Sees each row (a method at one k) as it arrives; ``False`` stops.
+    client, n_jobs
+        Where the fits run (as :func:`~explorer.experiments.sweep`'s).
+    test_size, seed : float, int
+        The test part held out when the dataset has none (never used here), and the seed of
+        it and of the folds.
     client, n_jobs
         As in :func:`sweep`: a ``dask.distributed`` cluster (one for all methods) or threads.
 

@@ -187,9 +187,17 @@ def stability_selection(method, dataset, *, ks: Sequence[int] | None = None,
 
     Parameters
     ----------
+    method : str or estimator class
+        The method, fitted with ``params`` on every half-sample.
+    dataset : Dataset or str
+        The data; only its training part is used.
     ks : sequence of int, optional
         The grid of k (default :func:`default_ks`: ``n_points`` log-spaced from 1 to
         min(64, p / 4), the Error control tab's).
+    n_points : int
+        Points of the default grid of k (when ``ks`` is not given).
+    seed, test_size : int, float
+        Seed of the half-samples, and the test part held out when the dataset has none.
     threshold : float
         τ in (½, 1]: a feature is stable when its selection probability reaches it at some k.
     n_pairs : int

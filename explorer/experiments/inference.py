@@ -124,6 +124,10 @@ def paired_difference(scores, other_scores, *, method: str = "A", other: str = "
     ----------
     scores, other_scores : array-like
         Each fold's score of ``method`` and of ``other``.
+    method, other : str
+        The two methods' names, as the verdict says them.
+    metric : str
+        The measure compared (its direction: larger or smaller is better).
     runs : int
         How many repetitions of K-fold CV the scores come from (the correction uses the
         number of folds per repetition, len/runs).

@@ -316,6 +316,18 @@ def stability(method, dataset, *, n_resamples: int = 50, fraction: float = 0.5, 
 
     Parameters
     ----------
+    method : str or estimator class
+        The method, fitted with ``params`` on every resample.
+    dataset : Dataset or str
+        The data; only its training part is resampled.
+    n_resamples : int
+        Stratified subsamples fitted.
+    fraction : float
+        The share of the training rows in each subsample.
+    seed : int
+        Seed of the subsamples (and of the test part made when the dataset has none).
+    test_size : float
+        The test part held out when the dataset has none (never used here).
     chance : int
         Label permutations of the chance reference (0: none): the same method fitted on 5
         resamples of each permutation of the training labels (50 fits at the default 10).

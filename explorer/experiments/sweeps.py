@@ -187,12 +187,19 @@ def sweep(method, dataset, *, values: Sequence | None = None, ks: Sequence[int] 
         Numbers of features instead of knob values: the method is asked for each k (its
         count knob ``k`` or ``m``; GrFL's cap searched, :func:`fit_at_k`), so that methods
         with different knobs are scored at the same k (rows: ``param`` "k", ``value`` k).
+    n_points : int
+        Points of the default grid (when neither ``values`` nor ``ks`` is given).
     metrics : sequence of str
         Names from :data:`explorer.metrics.METRICS`.
     callback : callable, optional
         Called with each row (a dict) as soon as it is computed; return ``False`` to stop.
     n_jobs : int
         Points fitted concurrently in threads (the numerics release the GIL).
+    test_size, seed : float, int
+        The test part held out when the dataset has none, and the seed of it and of the
+        folds.
+    keep_estimators : bool
+        Keep each point's fitted estimator in the frame (``estimator``).
     client : None, "local", str or distributed.Client
         Fit the points in parallel on a ``dask.distributed`` cluster: ``"local"`` starts a
         LocalCluster for this sweep, a string is a scheduler address, a Client is used as is.

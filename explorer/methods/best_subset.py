@@ -122,6 +122,10 @@ class Abess(_Abess):
         Information criterion of the path (abess's default: "ebic").
     fit_intercept : bool
         Unpenalised intercept.
+    always_include, exclude, penalty_factor, positive
+        What the user knows, keyword-only (:mod:`explorer.methods.knowledge`): abess honours
+        ``always_include`` (its own ``always_select``) and ``exclude``; it refuses the others
+        with a message that names the methods that can.
     """
 
     display_name = "abess (best subset)"

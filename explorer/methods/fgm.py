@@ -131,6 +131,15 @@ class FGM(BaseSelector):
         The grid of ``C="cv"`` (default 0.001 … 1000 by half decades).
     cv : int
         Folds of ``C="cv"`` (stratified, as ``GridSearchCV(cv=cv)``).
+    poly_gamma, poly_r : float
+        The degree-2 map's (γ·xᵀx' + r)² scale and offset (``feature_map="poly2"``).
+    n_bins : int
+        Bins per feature of ``feature_map="binned"``.
+    always_include, exclude, penalty_factor, positive
+        What the user knows, keyword-only (:mod:`explorer.methods.knowledge`): features
+        always in, never in, a factor per feature, non-negative weights. FGM honours
+        ``always_include``, ``exclude``, ``penalty_factor``; it refuses the others with a
+        message that names the methods that can.
 
     Attributes
     ----------

@@ -61,8 +61,8 @@ class FSManifold(BaseSelector):
         Trade-off between the feature term and the manifold term (0: supervised).
     rho : float or "auto"
         Manifold regularisation ρ (paper: 10); "auto" balances the two kernel traces.
-    C : float
-        SVM trade-off.
+    C : float or "cv"
+        SVM trade-off; "cv": chosen by cross-validation over ``Cs``.
     n_neighbors, metric, graph_weights, laplacian
         The graph: k nearest neighbours (cosine or euclidean), binary or heat weights,
         unnormalised D − W or symmetric normalised Laplacian.
@@ -75,6 +75,15 @@ class FSManifold(BaseSelector):
         for the graph, the selection and the SVM, the weights mapped back to the raw
         columns; "auto" (default): "rms" when the columns' scales spread over more than 100×
         (FGM's rule), else the raw columns as in the paper; None: the raw columns.
+    Cs : sequence of float, optional
+        The grid of ``C="cv"``.
+    cv : int
+        Folds of ``C="cv"`` (stratified).
+    always_include, exclude, penalty_factor, positive
+        What the user knows, keyword-only (:mod:`explorer.methods.knowledge`): features
+        always in, never in, a factor per feature, non-negative weights. FS-Manifold honours
+        ``always_include``, ``exclude``; it refuses the others with a message that names the
+        methods that can.
 
     Attributes
     ----------

@@ -94,6 +94,17 @@ class FSMulti(BaseSelector):
         Select groups instead of single features (as FGM).
     warm_start : bool
         Start the next fit from this fit's selected features.
+    intercept_bound : float
+        The box |b| ≤ ``intercept_bound`` on the unpenalised threshold (F1 and Hamming).
+    Cs : sequence of float, optional
+        The grid of ``C="cv"``.
+    cv : int
+        Folds of ``C="cv"`` (stratified).
+    always_include, exclude, penalty_factor, positive
+        What the user knows, keyword-only (:mod:`explorer.methods.knowledge`): features
+        always in, never in, a factor per feature, non-negative weights. FS-multi honours
+        ``always_include``, ``exclude``, ``penalty_factor``; it refuses the others with a
+        message that names the methods that can.
 
     Attributes
     ----------

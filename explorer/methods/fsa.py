@@ -83,6 +83,11 @@ class FSA(BaseSelector):
         Unpenalised intercept updated by the same gradient steps.
     warm_start : bool
         Start from the previous β (on its kept variables) instead of 0.
+    always_include, exclude, penalty_factor, positive
+        What the user knows, keyword-only (:mod:`explorer.methods.knowledge`): features
+        always in, never in, a factor per feature, non-negative weights. FSA honours
+        ``always_include``, ``exclude``, ``penalty_factor``, ``positive``; it refuses the
+        others with a message that names the methods that can.
 
     Attributes
     ----------

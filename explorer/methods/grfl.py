@@ -89,6 +89,10 @@ class GrFL(BaseSelector):
         Fraction of the largest input importance that ``get_support`` keeps.
     warm_start : bool
         Keep the generated features and weights for the next fit.
+    always_include, exclude, penalty_factor, positive
+        What the user knows, keyword-only (:mod:`explorer.methods.knowledge`): features
+        always in, never in, a factor per feature, non-negative weights. GrFL honours none
+        of them; it refuses the others with a message that names the methods that can.
 
     Attributes
     ----------

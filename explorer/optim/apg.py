@@ -95,18 +95,27 @@ def apg(problem: Composite, x0: tuple, *, L0: float, stopping: Stopping, eta: fl
         interrupt: Callable[[], bool] | None = None, refresh: int = 100) -> SolverResult:
     """Minimise ``problem`` from ``x0`` by APG; stop when ``problem.measure ≤ stopping.tol``.
 
+    Momentum restarts when the objective goes up (adaptive restart), which keeps the trace
+    monotone in practice without changing the fixed point.
+
     Parameters
     ----------
+    problem : Composite
+        The smooth part, the proximal map and the certified measure (:class:`Composite`).
+    x0 : tuple
+        The starting point (the problem's blocks of variables).
     L0 : float
         First guess of the Lipschitz constant (a warm start passes the last solve's).
+    stopping : Stopping
+        The measure's tolerance and the most steps.
     eta : float
         Each step first tries ``η L`` and multiplies by ``1/η`` until the quadratic model
         majorises (Alg. 4); in (0, 1).
     interrupt : callable, optional
         Polled between steps; True returns the current iterate (a user's *Stop*).
-
-    Momentum restarts when the objective goes up (adaptive restart), which keeps the trace
-    monotone in practice without changing the fixed point.
+    refresh : int
+        Steps between recomputations of the problem's caches (``problem.refresh``: undoes
+        the drift of updated margins).
     """
     if not 0.0 < eta < 1.0:
         raise ValueError(f"eta must lie in (0, 1), got {eta!r}")

@@ -65,6 +65,8 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
     master : restricted master
         ``initial() -> MasterSolution`` (before any block), ``add_block(columns)``,
         ``solve() -> MasterSolution`` and ``lower_bound(solution, top_scores) -> float|None``.
+    max_outer : int
+        The most outer iterations (T_max).
     B : int
         Candidates per generated block, besides the space's ``fixed`` ones (pinned by the
         user), which are in every block: the relaxation is then over
@@ -93,6 +95,8 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
     report_initial : bool
         Report the solve over ``initial_blocks`` as iteration 0 (when there are any).
 
+    Notes
+    -----
     A pass over a chunked X cut short by the fit's stop probe (:class:`PassInterrupted`) ends
     the loop as a callback stop would: a master solved before it is still reported, with no
     next block and no new lower bound.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..optim import OuterStopping, candidate_norms
 from .base import SWEEP_FEATURES
 
 
@@ -49,39 +50,30 @@ def block_record_info(space, step, previously: set, B: int) -> dict:
     return info
 
 
-def loop_to_k(max_outer: int, tol: float, B: int, grown_to: int | None) -> tuple[int, float]:
-    """The outer loop's (max_outer, tol) when it must hold ``grown_to`` features: the paper's
-    stop on a small objective change is off, and there are iterations enough for blocks of B
-    to get there (None: the paper's loop as given)."""
+GROWN = "grown to {{held}} ≥ {target} {unit}"  # a path grown to cut k (or k groups) from
+
+
+def outer_stopping(max_outer: int, tol: float, B: int, grown_to: int | None,
+                   grown_reason: str = "", progress_scale: bool = False) -> OuterStopping:
+    """The outer loop's stop: the paper's (``max_outer``, ``tol``), or, when the path must hold
+    ``grown_to`` candidates to cut k from, a stop once it holds them (said as
+    ``grown_reason``), the paper's stop on a small objective change off and iterations enough
+    for blocks of B to get there."""
     if grown_to is None:
-        return int(max_outer), float(tol)
-    return max(int(max_outer), int(np.ceil(grown_to / max(1, int(B)))) + 2), 0.0
+        return OuterStopping(int(max_outer), float(tol), progress_scale=progress_scale)
+    return OuterStopping(max(int(max_outer), int(np.ceil(grown_to / max(1, int(B)))) + 2),
+                         0.0, progress_scale=progress_scale, held=int(grown_to),
+                         held_reason=grown_reason or "grown to {held} ≥ {target} candidates")
 
 
-def emit_outer_step(recorder, estimator, step, info: dict, inner_measure,
-                    grown_to: int | None, held: int | None = None) -> bool:
-    """One outer iteration's record (the estimator's current support); False stops the loop —
-    the callback's answer, or a path that now holds ``grown_to`` candidates to cut from
-    (``held``: the candidates — groups — with weight; default the support's features)."""
+def emit_outer_step(recorder, estimator, step, info: dict, inner_measure) -> bool:
+    """One outer iteration's record (the estimator's current support); False (the callback's
+    answer) stops the loop."""
     support = estimator.support_
-    go_on = recorder.emit(objective=step.solution.objective, n_selected=int(support.sum()),
-                          selected=np.flatnonzero(support),
-                          inner_steps=step.solution.inner_steps, lower=step.lower,
-                          upper=step.upper, inner_measure=inner_measure, info=info)
-    held = int(support.sum()) if held is None else int(held)
-    if grown_to is not None and held >= grown_to:
-        return False
-    return go_on
-
-
-def candidate_norms(master, n_candidates: int) -> np.ndarray:
-    """‖w_c‖ per candidate — a feature, or a group (FGM eq. 12's atom) — over the master's
-    columns, which hold the scaled features: for a single feature |w_j| = |coef_j|/λ_j."""
-    sq = np.zeros(n_candidates)
-    for cols, w in master.weights_by_column():
-        if cols.width:
-            np.add.at(sq, cols.candidate, np.asarray(w, dtype=float) ** 2)
-    return np.sqrt(sq)
+    return recorder.emit(objective=step.solution.objective, n_selected=int(support.sum()),
+                         selected=np.flatnonzero(support),
+                         inner_steps=step.solution.inner_steps, lower=step.lower,
+                         upper=step.upper, inner_measure=inner_measure, info=info)
 
 
 def k_candidates(space, master, solution, k: int):

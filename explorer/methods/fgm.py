@@ -36,13 +36,13 @@ from ..kernels import take_columns
 from ..kernels.chunked import interruptible
 from ..optim import LOSSES, OuterStep, Stopping, WarmStart, cutting_plane
 from ._cutting import (
+    GROWN,
     block_record_info,
-    candidate_norms,
     emit_outer_step,
     k_candidates,
     k_sweep,
     linear_coef,
-    loop_to_k,
+    outer_stopping,
 )
 from .base import BaseSelector, Recorder, register
 
@@ -348,7 +348,9 @@ class FGM(BaseSelector):
                                  "be combined with groups")
             grown_to = int(self.k) if self.refine is None else \
                 int(np.ceil(OVERSELECT * int(self.k)))
-        max_outer, tol = loop_to_k(self.max_outer, self.tol, B, grown_to)
+        unit = "features" if groups is None else "groups"
+        grown = GROWN.format(target="k" if self.refine is None else "1.5·k", unit=unit)
+        stopping = outer_stopping(self.max_outer, self.tol, B, grown_to, grown)
 
         def on_step(step: OuterStep) -> bool:
             self._update_model(space, master)
@@ -363,25 +365,16 @@ class FGM(BaseSelector):
             })
             if chunked:
                 info.update({"passes": int(X.passes), "bytes_read": int(X.bytes_read)})
-            held = None if groups is None else \
-                int(np.count_nonzero(candidate_norms(master, space.n_candidates)))
-            return emit_outer_step(recorder, self, step, info, sol.info.get("inner_gap"),
-                                   grown_to, held)
+            return emit_outer_step(recorder, self, step, info, sol.info.get("inner_gap"))
 
         with interruptible(X, recorder.interrupted):  # Stop within a chunk task of a pass
-            result = cutting_plane(space, master, B=B, max_outer=max_outer,
-                                   tol=tol, on_step=on_step,
+            result = cutting_plane(space, master, B=B, stopping=stopping, on_step=on_step,
                                    initial_blocks=initial_blocks, context=B)
         self._update_model(space, master)
         self.stop_reason_ = result.stop_reason
-        held = int(self.support_.sum()) if groups is None else \
-            int(np.count_nonzero(candidate_norms(master, space.n_candidates)))
-        unit = "features" if groups is None else "groups"
-        if grown_to is not None and not recorder.should_stop and held >= grown_to:
-            # the path's last master only chose blocks: the refit below is the certified one
-            self.stop_reason_ = f"grown to {held} ≥ " + \
-                ("k" if self.refine is None else "1.5·k") + f" {unit}"
-        else:
+        if not result.grown:
+            # (a path grown to cut from: its last master only chose blocks, the refit below
+            # is the certified one)
             self._check_certificate(result, master, recorder)
         if groups is not None and self.k is not None and not recorder.should_stop:
             self._cut_groups_to_k(space, master, new_master(), result, recorder)

@@ -41,13 +41,13 @@ from ..engines.fs_multi import BundleMaster, default_k
 from ..features import LinearSpace
 from ..optim import OuterStep, WarmStart, cutting_plane
 from ._cutting import (
+    GROWN,
     block_record_info,
-    candidate_norms,
     emit_outer_step,
     k_candidates,
     k_sweep,
     linear_coef,
-    loop_to_k,
+    outer_stopping,
 )
 from .base import BaseSelector, Recorder, register
 
@@ -225,7 +225,9 @@ class FSMulti(BaseSelector):
                           "positive whatever the scores: the measure cannot choose features "
                           "(set rec_k below the number of rows, or another measure)")
         wanted = None if self.k is None else int(self.k)
-        max_outer, tol = loop_to_k(self.max_outer, self.tol, int(self.B), wanted)
+        grown = GROWN.format(target="k", unit="features" if groups is None else "groups")
+        stopping = outer_stopping(self.max_outer, self.tol, int(self.B), wanted, grown,
+                                  progress_scale=True)
         density = X.nnz / max(1, X.shape[0] * X.shape[1]) if sp.issparse(X) else 1.0
         # ranking measures fix the number of predicted positives: a common shift b changes no
         # ranking, and with k ≠ #positives it would drive the structural risk to −∞
@@ -252,14 +254,10 @@ class FSMulti(BaseSelector):
             info["T"] = info["n_blocks"]
             info["measure"] = self.measure
             info["weights"] = self.coef_[self.support_]
-            held = None if groups is None else \
-                int(np.count_nonzero(candidate_norms(master, space.n_candidates)))
-            return emit_outer_step(recorder, self, step, info, sol.info.get("inner_measure"),
-                                   wanted, held)
+            return emit_outer_step(recorder, self, step, info, sol.info.get("inner_measure"))
 
-        result = cutting_plane(space, master, B=int(self.B), max_outer=max_outer,
-                               tol=tol, on_step=on_step, initial_blocks=initial,
-                               context=int(self.B), progress_scale=True)
+        result = cutting_plane(space, master, B=int(self.B), stopping=stopping,
+                               on_step=on_step, initial_blocks=initial, context=int(self.B))
         self._update_model(master)
         if wanted is not None and not recorder.should_stop:
             self._cut_to_k(space, new_master(), result, wanted, recorder)

@@ -45,7 +45,7 @@ from ..features import (
     SampledSpace,
     median_bandwidth,
 )
-from ..optim import OuterStep, WarmStart, cutting_plane
+from ..optim import OuterStep, OuterStopping, WarmStart, cutting_plane
 from .base import BaseSelector, Recorder, register
 
 COARSE_KKT = 1e-1  # KKT residual (relative to λ) of the masters inside the loop
@@ -292,9 +292,9 @@ class GrFL(BaseSelector):
                       else space.draws.get(int(step.block[0]), np.zeros(0)),
                       "group_norms": master.group_norms().copy()})
 
-        result = cutting_plane(space, master, B=1,
-                               max_outer=int(self.max_features) - sum(map(len, initial)),
-                               tol=None, threshold=1.0 + tol, on_step=on_step,
+        stopping = OuterStopping(int(self.max_features) - sum(map(len, initial)),
+                                 threshold=1.0 + tol)
+        result = cutting_plane(space, master, B=1, stopping=stopping, on_step=on_step,
                                initial_blocks=initial, report_initial=True)
         self._sync(master, X.shape[1])
         self.stop_reason_ = {"max_outer reached": "max_features reached",

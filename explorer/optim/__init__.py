@@ -5,7 +5,15 @@ cutting-plane outer loop and the level method. It knows no method: each method's
 
 from .apg import Composite, SolverResult, apg
 from .cache import BlockCache, CachedMaster, block_norms
-from .cutting_plane import CuttingPlaneResult, OuterStep, best_on_ray, cutting_plane
+from .cutting_plane import (
+    CuttingPlaneResult,
+    OuterStep,
+    OuterStopping,
+    best_on_ray,
+    candidate_norms,
+    cutting_plane,
+    held_candidates,
+)
 from .datafits import Datafit, PairwiseDatafit
 from .level import LevelResult, LevelStep, level_method
 from .losses import (
@@ -41,9 +49,10 @@ __all__ = [
     "COARSE_GAP", "COARSE_STALL", "LOSSES", "NUMBA_CODES", "TINY",
     "BlockCache", "CachedMaster", "Composite", "CuttingPlaneResult", "Datafit", "GroupLq",
     "HuberHinge", "L1Squared", "LevelResult", "LevelStep", "Logistic", "Lorenz", "MarginLoss",
-    "MasterSolution", "OuterStep", "PairwiseDatafit", "SolverResult", "Squared", "SquaredHinge",
-    "Stopping", "WarmStart",
-    "apg", "best_on_ray", "block_norms", "block_size", "coarse_stopping", "cutting_plane",
+    "MasterSolution", "OuterStep", "OuterStopping", "PairwiseDatafit", "SolverResult",
+    "Squared", "SquaredHinge", "Stopping", "WarmStart",
+    "apg", "best_on_ray", "block_norms", "block_size", "candidate_norms", "coarse_stopping",
+    "cutting_plane", "held_candidates",
     "group_norms", "l1_squared_block_scales", "level_method", "make_loss", "prox_group_l2",
     "prox_group_lq", "prox_groups", "prox_l1_squared", "relative_gap", "soft_threshold",
 ]

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..kernels.chunked import PassInterrupted
 from .master import MasterSolution
+from .stopping import check_tolerance
 
 
 @dataclass
@@ -39,6 +40,71 @@ class OuterStep:
     runner_scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
+@dataclass(frozen=True)
+class OuterStopping:
+    """When the outer loop (Alg. 1) stops, in one object — as skglm's working-set solvers stop
+    their outer loop on one criterion — checked after each iteration's master, in this order:
+
+    ``threshold``
+        no candidate scores above it: the optimality conditions hold on every candidate
+        (GrFL: violations relative to λ, 1 + ε) — ``OPTIMAL``;
+    the block repeats
+        the worst-case block is already in the model — ``REPEATED`` (always on);
+    ``tol``
+        the master objective's relative change is at most ``tol`` (the paper's ε_c = 1e-2;
+        None: never), relative to the progress since the empty model with
+        ``progress_scale`` (FS-multi's C·Δ-dominated objective);
+    ``held``
+        the master's weights hold at least this many candidates (a path grown to cut k
+        from; the user's pinned candidates count), said as ``held_reason`` whatever else
+        stopped the loop at that iteration; a master stopped by this alone is not polished
+        (the cut's refit is the certified solve);
+    ``max_outer``
+        the most iterations (T_max).
+    """
+
+    max_outer: int
+    tol: float | None = None
+    progress_scale: bool = False
+    threshold: float | None = None
+    held: int | None = None
+    held_reason: str = "grown to {held} ≥ {target} candidates"
+
+    def __post_init__(self):
+        # 0: no new block (a warm start that already holds GrFL's max_features)
+        if not isinstance(self.max_outer, int | np.integer) or self.max_outer < 0:
+            raise ValueError(f"max_outer must be an integer ≥ 0, got {self.max_outer!r}")
+        if self.tol is not None:
+            object.__setattr__(self, "tol", check_tolerance("tol", self.tol))
+        if self.held is not None and int(self.held) < 1:
+            raise ValueError(f"held must be at least 1, got {self.held!r}")
+
+    def optimal(self, scores) -> bool:
+        return self.threshold is not None and \
+            (scores.size == 0 or float(scores[0]) <= self.threshold)
+
+    def after_master(self, T: int, change: float | None, next_ids, next_scores,
+                     seen) -> str | None:
+        """The reason to stop after iteration T's master, the holding of candidates aside
+        (:meth:`after_holding`): ``change`` is the objective's relative change (None while it
+        says nothing: no progress over the empty model yet)."""
+        if self.optimal(next_scores):
+            return OPTIMAL
+        if next_ids.size == 0 or tuple(sorted(next_ids.tolist())) in seen:
+            return REPEATED
+        if self.tol is not None and T >= 2 and change is not None and change <= self.tol:
+            return f"converged: relative objective change {change:.2e} ≤ tol"
+        if T == self.max_outer:
+            return MAX_OUTER
+        return None
+
+    def after_holding(self, held: int) -> str | None:
+        """The reason to stop once the master holds ``held`` candidates (None: go on)."""
+        if self.held is not None and held >= self.held:
+            return self.held_reason.format(held=held, target=self.held)
+        return None
+
+
 @dataclass
 class CuttingPlaneResult:
     blocks: list[np.ndarray]
@@ -47,16 +113,16 @@ class CuttingPlaneResult:
     upper: float
     n_outer: int
     stop_reason: str
+    grown: bool = False  # stopped holding the candidates asked for (``OuterStopping.held``)
 
 
-def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
+def cutting_plane(space, master, *, B: int, stopping: OuterStopping,
                   on_step: Callable[[OuterStep], bool],
-                  initial_blocks: Sequence[np.ndarray] = (),
-                  gap_tol: float | None = None, context: int = 0,
-                  progress_scale: bool = False, threshold: float | None = None,
+                  initial_blocks: Sequence[np.ndarray] = (), context: int = 0,
                   report_initial: bool = False) -> CuttingPlaneResult:
-    """Run Algorithm 1 until the block repeats, the objective stalls, the gap closes, no
-    candidate scores above ``threshold``, or T_max.
+    """Run Algorithm 1 until ``stopping`` says so (:class:`OuterStopping`: the block repeats,
+    the objective stalls, no candidate violates the optimality conditions, the master holds
+    the candidates asked for, or T_max) or ``on_step`` returns False.
 
     Parameters
     ----------
@@ -65,33 +131,20 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
     master : restricted master
         ``initial() -> MasterSolution`` (before any block), ``add_block(columns)``,
         ``solve() -> MasterSolution`` and ``lower_bound(solution, top_scores) -> float|None``.
-    max_outer : int
-        The most outer iterations (T_max).
+    stopping : OuterStopping
+        When the loop stops.
     B : int
         Candidates per generated block, besides the space's ``fixed`` ones (pinned by the
         user), which are in every block: the relaxation is then over
         D = {d : d_j = 1 for j fixed, Σ_others d_j ≤ B}, and the worst-case analysis's
         block scores (the lower bound's S) are the fixed ones' plus the top B of the others.
-    tol : float or None
-        Stop when the relative change of the master objective between outer iterations is at
-        most ``tol`` (the paper's ε_c = 1e-2); None: no such stop.
     on_step : callable
         Called after each outer iteration with an :class:`OuterStep`; return ``False`` to stop.
     initial_blocks : sequence of id arrays
         Blocks to start from (warm start); solved once before the first generated block.
-    gap_tol : float, optional
-        Also stop when ``upper − lower ≤ gap_tol·|upper|``.
     context : int
         Also report this many runners-up of each worst-case analysis (teaching views show
         what nearly entered); the block itself is unchanged.
-    progress_scale : bool
-        Measure the objective change relative to the progress made since the empty model,
-        (J_{T−1} − J_T)/(J_0 − J_T), instead of relative to J_T: for objectives dominated by a
-        large constant (FS-multi's C·Δ with C = 0.1·n) the plain ratio stops too early.
-    threshold : float, optional
-        Stop when the best candidate's score is at most this: the optimality conditions hold
-        on every candidate scored (GrFL: violations relative to λ, threshold 1 + ε). A stop
-        found on a coarse master is re-checked after its polish.
     report_initial : bool
         Report the solve over ``initial_blocks`` as iteration 0 (when there are any).
 
@@ -139,11 +192,12 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
                                  upper, ids, None, runners, runner_scores)):
             return CuttingPlaneResult(blocks, solution, lower, upper, 0, STOPPED)
     previous = solution.objective
-    reason = "max_outer reached"
+    reason = MAX_OUTER
+    result_grown = False
     T = 0
-    for T in range(1, max_outer + 1):
+    for T in range(1, stopping.max_outer + 1):
         key = tuple(sorted(ids.tolist()))
-        if _optimal(threshold, scores):
+        if stopping.optimal(scores):
             reason = OPTIMAL
             T -= 1
             break
@@ -167,8 +221,8 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
             stop = STOPPED
         else:
             lower = _max(lower, master.lower_bound(solution, next_scores))
-            stop = _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol,
-                              gap_tol, lower, upper, next_ids, next_scores, seen, threshold)
+            stop = stopping.after_master(T, _change(stopping, previous, solution, empty),
+                                         next_ids, next_scores, seen)
         polish = getattr(master, "polish", None)
         if stop not in (None, STOPPED) and polish is not None:
             # intermediate masters are solved coarsely (they only choose the next block); the
@@ -187,9 +241,16 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
                 else:
                     lower = _max(lower, master.lower_bound(solution, next_scores))
                 if stop in (REPEATED, OPTIMAL):
-                    stop = _stop_rule(T, max_outer, previous, solution, empty, progress_scale,
-                                      tol, gap_tol, lower, upper, next_ids, next_scores, seen,
-                                      threshold)
+                    stop = stopping.after_master(
+                        T, _change(stopping, previous, solution, empty), next_ids,
+                        next_scores, seen)
+        if stop != STOPPED and stopping.held is not None:
+            # a path grown to cut from: its last master only chose blocks (no polish when
+            # this alone stops it), the cut's refit is the certified solve
+            grown = stopping.after_holding(held_candidates(space, master))
+            if grown is not None:
+                stop = grown
+                result_grown = True
         keep_going = on_step(OuterStep(T, ids, scores, solution, lower, upper, next_ids, stop,
                                        runners, runner_scores))
         previous = solution.objective
@@ -201,37 +262,44 @@ def cutting_plane(space, master, *, B: int, max_outer: int, tol: float | None,
         if not keep_going:
             reason = STOPPED
             break
-    return CuttingPlaneResult(blocks, solution, lower, upper, T, reason)
+    return CuttingPlaneResult(blocks, solution, lower, upper, T, reason, result_grown)
 
 
 REPEATED = "converged: the worst-case block is already in the model"
 STOPPED = "stopped by callback"
 OPTIMAL = "converged: no candidate violates the optimality conditions"
+MAX_OUTER = "max_outer reached"
 
 
-def _optimal(threshold, scores) -> bool:
-    return threshold is not None and (scores.size == 0 or float(scores[0]) <= threshold)
+def _change(stopping: OuterStopping, previous: float, solution, empty: float) -> float | None:
+    """The master objective's relative change: to J_T, or with ``progress_scale`` to the
+    progress since the empty model, (J_{T−1} − J_T)/(J_0 − J_T) — for objectives dominated by
+    a large constant (FS-multi's C·Δ with C = 0.1·n) the plain ratio stops too early. None
+    while there is no progress over the empty model (w = 0 still optimal over the blocks so
+    far: a ratio to it says nothing, and a new block may still leave the zero model)."""
+    scale = (empty - solution.objective) if stopping.progress_scale else solution.objective
+    if stopping.progress_scale and scale <= 1e-12 * max(abs(empty), 1.0):
+        return None
+    return abs(previous - solution.objective) / max(abs(scale), 1e-12)
 
 
-def _stop_rule(T, max_outer, previous, solution, empty, progress_scale, tol, gap_tol, lower,
-               upper, next_ids, next_scores, seen, threshold) -> str | None:
-    if _optimal(threshold, next_scores):
-        return OPTIMAL
-    if next_ids.size == 0 or tuple(sorted(next_ids.tolist())) in seen:
-        return REPEATED
-    scale = (empty - solution.objective) if progress_scale else solution.objective
-    # no progress over the empty model yet (w = 0 still optimal over the blocks so far): a
-    # ratio to it says nothing, and a new block may still leave the zero model
-    undefined = progress_scale and scale <= 1e-12 * max(abs(empty), 1.0)
-    change = abs(previous - solution.objective) / max(abs(scale), 1e-12)
-    if tol is not None and T >= 2 and not undefined and change <= tol:
-        return f"converged: relative objective change {change:.2e} ≤ tol"
-    if gap_tol is not None and lower is not None and \
-            upper - lower <= gap_tol * max(abs(upper), 1e-12):
-        return "converged: duality gap closed"
-    if T == max_outer:
-        return "max_outer reached"
-    return None
+def candidate_norms(master, n_candidates: int) -> np.ndarray:
+    """‖w_c‖ per candidate — a feature, or a group (FGM eq. 12's atom) — over the master's
+    columns (``master.weights_by_column()``), which hold the scaled features: for a single
+    feature |w_j| = |coef_j|/λ_j."""
+    sq = np.zeros(n_candidates)
+    for cols, w in master.weights_by_column():
+        if cols.width:
+            np.add.at(sq, cols.candidate, np.asarray(w, dtype=float) ** 2)
+    return np.sqrt(sq)
+
+
+def held_candidates(space, master) -> int:
+    """The candidates the master's weights hold, the space's ``fixed`` (pinned) ones among
+    them whatever their weight."""
+    held = candidate_norms(master, space.n_candidates) > 0
+    held[np.asarray(getattr(space, "fixed", ()), dtype=np.int64)] = True
+    return int(np.count_nonzero(held))
 
 
 def _max(a, b):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from explorer.features import Columns
-from explorer.optim import COARSE_GAP, MasterSolution, cutting_plane
+from explorer.optim import COARSE_GAP, MasterSolution, OuterStopping, cutting_plane
 from explorer.optim.cutting_plane import OPTIMAL
 
 
@@ -14,6 +14,7 @@ class ScriptedSpace:
 
     def __init__(self, m=5):
         self.m = m
+        self.n_candidates = m
 
     def top(self, s, k):
         scores = np.full(self.m, 0.5)
@@ -35,6 +36,10 @@ class ScriptedMaster:
         self.n_blocks = 0
         self.polish_finds = polish_finds
         self.polished = 0
+        self.blocks = []
+
+    def weights_by_column(self):
+        return [(cols, np.ones(cols.width)) for cols in self.blocks]
 
     def _sol(self, v):
         return MasterSolution(objective=10.0 - self.n_blocks, signal=np.array([float(v)]))
@@ -44,6 +49,7 @@ class ScriptedMaster:
 
     def add_block(self, cols):
         self.n_blocks += 1
+        self.blocks.append(cols)
 
     def solve(self):
         return self._sol(0)
@@ -58,8 +64,9 @@ class ScriptedMaster:
 
 def test_stops_when_no_candidate_scores_above_the_threshold():
     steps = []
-    res = cutting_plane(ScriptedSpace(), ScriptedMaster(), B=1, max_outer=10, tol=None,
-                        threshold=1.0, on_step=lambda s: steps.append(s) or True)
+    res = cutting_plane(ScriptedSpace(), ScriptedMaster(), B=1,
+                        stopping=OuterStopping(10, threshold=1.0),
+                        on_step=lambda s: steps.append(s) or True)
     assert res.stop_reason == OPTIMAL and res.n_outer == 1
     assert [list(s.block) for s in steps] == [[1]]
 
@@ -69,7 +76,7 @@ def test_a_stop_found_on_a_coarse_master_is_rechecked_after_its_polish():
     # the loop must go on and add it, not stop on the coarse master's evidence
     master = ScriptedMaster(polish_finds=1)
     steps = []
-    res = cutting_plane(ScriptedSpace(), master, B=1, max_outer=10, tol=None, threshold=1.0,
+    res = cutting_plane(ScriptedSpace(), master, B=1, stopping=OuterStopping(10, threshold=1.0),
                         on_step=lambda s: steps.append(s) or True)
     assert [list(s.block) for s in steps] == [[1], [3]]
     assert res.stop_reason == OPTIMAL and master.polished == 2
@@ -81,7 +88,7 @@ def test_no_objective_change_stop_when_tol_is_none():
             return MasterSolution(objective=1.0, signal=np.array([float(2 + self.n_blocks)]))
 
     steps = []
-    res = cutting_plane(ScriptedSpace(8), Flat(), B=1, max_outer=4, tol=None, threshold=1.0,
+    res = cutting_plane(ScriptedSpace(8), Flat(), B=1, stopping=OuterStopping(4, threshold=1.0),
                         on_step=lambda s: steps.append(s) or True)
     assert len(steps) == 4 and res.stop_reason == "max_outer reached"
 
@@ -172,3 +179,24 @@ def test_a_coarse_master_that_crawls_goes_on_by_newton_to_its_certificate(monkey
     assert logs[0] == logs[1]
     np.testing.assert_array_equal(fits[0].get_support(), fits[1].get_support())
     np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-9, atol=1e-9)
+
+
+def test_a_path_stops_once_its_master_holds_the_candidates_asked_for():
+    """``held``: the loop stops itself (no callback) once the master's weights hold the
+    candidates to cut k from, says so, and does not polish that last master."""
+    master = ScriptedMaster(polish_finds=1)
+    steps = []
+    res = cutting_plane(ScriptedSpace(8), master, B=1,
+                        stopping=OuterStopping(10, held=1, held_reason="grown to {held} ≥ k"),
+                        on_step=lambda s: steps.append(s) or True)
+    assert res.grown and res.stop_reason == "grown to 1 ≥ k" and res.n_outer == 1
+    assert master.polished == 0
+    assert steps[-1].stop_reason == res.stop_reason
+
+
+@pytest.mark.parametrize("bad", [dict(max_outer=-1), dict(max_outer=2.5),
+                                 dict(max_outer=3, tol=float("nan")),
+                                 dict(max_outer=3, held=0)])
+def test_bad_outer_stopping_knobs_raise(bad):
+    with pytest.raises(ValueError):
+        OuterStopping(**bad)

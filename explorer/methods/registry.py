@@ -1,0 +1,33 @@
+"""Short name → method class, so the app, the sweeps and the command line list methods
+without knowing them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import BaseSelector
+
+REGISTRY: dict[str, type[BaseSelector]] = {}
+
+
+def register(name: str):
+    """Class decorator: make a method available under ``name`` (app, sweeps, CLI)."""
+
+    def wrap(cls):
+        if name in REGISTRY and REGISTRY[name] is not cls:
+            raise ValueError(f"method name {name!r} is already registered")
+        cls.registry_name = name
+        REGISTRY[name] = cls
+        return cls
+
+    return wrap
+
+
+def get_method(name: str) -> type[BaseSelector]:
+    """The class registered under ``name`` (``KeyError`` listing the names if unknown)."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no method named {name!r}; known: {', '.join(sorted(REGISTRY))}") \
+            from None

@@ -136,6 +136,21 @@ def test_the_core_imports_no_engine():
     assert not into, into
 
 
+def test_the_kernels_hold_the_shared_scorer_and_no_engines_loop():
+    """``explorer.kernels`` is the shared floor (Xᵀs over dense, CSR, CSC, chunked and group
+    reductions, column gathers, the loss kernels): it imports no engine, and a method's own
+    compiled loop (FGM's APG, FSA's steps, FS-multi's F1 table) sits beside its engine."""
+    into = [(module, target) for module, target in _edges()
+            if _unit(module) == "kernels" and _unit(target) in ("engines", "methods")]
+    assert not into, into
+    import explorer.kernels._numba as shared
+
+    own = [name for name in vars(shared) if name.startswith(("fsa_", "apg_", "f1_"))]
+    assert not own, f"an engine's loop among the shared kernels: {own}"
+    for engine in ("fgm", "fsa", "fs_multi"):
+        assert (PACKAGE / "engines" / engine / "_compiled.py").exists()
+
+
 def test_engines_use_the_core_through_its_public_names_and_not_each_other():
     """An engine imports ``explorer.optim`` itself (its ``__all__`` is the core's contract), never
     one of its modules, and no other engine: each method's engine stands alone on the core."""

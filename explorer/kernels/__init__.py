@@ -18,16 +18,11 @@ import scipy.sparse as sp
 
 from . import _numba
 from ._numba import (
-    AFTER_CUTS,
-    AT_ONCE,
-    REJECTED,
-    apg_l1sq_dense,
     dense_take_rows,
-    f1_most_violated_table,
-    fsa_dense_steps,
-    fsa_next_eta,
     l1sq_scales,
+    loss_derivative_into,
     loss_scalar,
+    loss_value,
     lp_ball_projection,
     pl_forward,
     pl_gradient,
@@ -469,8 +464,8 @@ def _column_hits(X, wanted, start, stop, width):
     return hit_nz[:found], hit_row[:found]
 
 
-__all__ = ["AFTER_CUTS", "AT_ONCE", "REJECTED", "GroupIndex", "TopK", "apg_l1sq_dense",
-           "dense_gram", "dense_take_rows", "f1_most_violated_table", "fsa_dense_steps",
-           "fsa_next_eta", "l1sq_scales", "loss_scalar", "lp_ball_projection", "one_blas_thread",
+__all__ = ["GroupIndex", "TopK", "dense_gram", "dense_take_rows", "l1sq_scales",
+           "loss_derivative_into", "loss_scalar", "loss_value", "lp_ball_projection",
+           "one_blas_thread",
            "pl_forward", "pl_gradient", "poly2_block_scores", "scaled_trial", "take_columns",
            "top_k", "xts"]

@@ -339,38 +339,6 @@ def test_lp_ball_projection_matches_a_generic_minimiser(p, seed):
     np.testing.assert_array_equal(_numba.lp_ball_projection(inside, 0.5, p), inside)
 
 
-def test_vectorised_exp_neg_is_libm_to_an_ulp():
-    """FSA's logistic steps use a polynomial exp(−v) that vectorises; it must equal libm's to
-    rounding over the whole range the margins take, and not turn large margins into NaN."""
-    rng = np.random.default_rng(0)
-    v = np.concatenate([np.abs(rng.standard_normal(100_000)) * 30, rng.uniform(0, 1e-3, 1000),
-                        [0.0, 1e-300, 0.5 * np.log(2), np.log(2), 700.0, 707.9]])
-    got = v.copy()
-    _numba._exp_neg_inplace(got, np.empty_like(got))
-    np.testing.assert_allclose(got, np.exp(-v), rtol=4e-16, atol=0)
-    huge = np.array([708.5, 745.0, 1e6, np.inf])
-    _numba._exp_neg_inplace(huge, np.empty_like(huge))
-    assert np.all(np.isfinite(huge)) and np.all((huge >= 0) & (huge < 1e-307))
-
-
-@pytest.mark.parametrize("count", [0, 1, 4, 7, 9])
-def test_blocked_column_products_match_numpy(count):
-    """The four-column sweeps of FSA's column-major steps: f += X[:, cols] w and
-    g[cols] = X[:, cols]ᵀ r, whatever the remainder after blocks of four."""
-    rng = np.random.default_rng(count)
-    X = np.asfortranarray(rng.standard_normal((37, 12)))
-    cols = np.sort(rng.choice(12, count, replace=False)).astype(np.int64)
-    w, r = rng.standard_normal(12), rng.standard_normal(37)
-    f = rng.standard_normal(37)
-    expected = f + X[:, cols] @ w[cols]
-    _numba._columns_times(X, cols, count, w, f)
-    np.testing.assert_allclose(f, expected, rtol=1e-13, atol=1e-13)
-    g = np.full(12, np.nan)
-    _numba._columns_dot(X, cols, count, r, g)
-    np.testing.assert_allclose(g[cols], X[:, cols].T @ r, rtol=1e-13, atol=1e-13)
-    assert np.isnan(np.delete(g, cols)).all()  # other columns untouched
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_l1sq_scales_kernel_matches_reference(seed):
     """Ties, zero norms, one block and steps from tiny to huge: the compiled Alg. 3 gives

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...kernels import apg_l1sq_dense, scaled_trial
+from ...kernels import scaled_trial
 from ...optim import (
     NUMBA_CODES,
     BlockCache,
@@ -28,6 +28,7 @@ from ...optim import (
     apg,
     relative_gap,
 )
+from ._compiled import apg_l1sq_dense
 
 NUMBA_MAX_CELLS = 60_000  # n·W up to which the compiled steps beat numpy's BLAS passes
 _NEVER = np.zeros(1, dtype=np.int8)  # a stop flag nobody sets

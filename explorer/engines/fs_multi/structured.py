@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...kernels import f1_most_violated_table
+from ._compiled import f1_most_violated_table
 
 MEASURES = ("f1", "prbep", "rec@k", "hamming")
 

@@ -10,7 +10,7 @@ physically shrinks: killed columns are dropped from a compacted copy once they a
 (75 % of a column-major copy, whose compiled steps skip dead columns; a dask working set is
 persisted, then pulled into memory, as it shrinks), so the cost follows
 the area under the schedule (Table 1). Small dense working sets run in the compiled kernel
-:func:`explorer.kernels.fsa_dense_steps`, a chunk of iterations per call.
+:func:`~explorer.engines.fsa._compiled.fsa_dense_steps`, a chunk of iterations per call.
 
 :func:`anneal` adds the divergence guard: a run whose loss blows up restarts at half the step.
 """
@@ -25,16 +25,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...features import PiecewiseLinearBasis, second_difference
-from ...kernels import (
-    AFTER_CUTS,
-    AT_ONCE,
-    REJECTED,
-    column_moments,
-    column_moments_and_xts,
-    fsa_next_eta,
-    xts,
-)
+from ...kernels import column_moments, column_moments_and_xts, xts
 from ...kernels.chunked import PassInterrupted, interruptible
+from ._compiled import AFTER_CUTS, AT_ONCE, REJECTED, fsa_dense_steps, fsa_next_eta
 from .schedules import fsa_schedule
 
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
@@ -559,11 +552,10 @@ class AnnealingRun:
                 and self.n * self.work.shape[1] <= COMPILED_CELLS)
 
     def _compiled_chunk(self, e):
-        """Up to a chunk of iterations from e in :func:`explorer.kernels.fsa_dense_steps`
-        (until enough working columns are dead that it must be compacted: a tenth of a
-        row-major copy, ``1 − KEEP_COLUMN_MAJOR`` of a column-major one)."""
-        from ...kernels import fsa_dense_steps
-
+        """Up to a chunk of iterations from e in the compiled steps
+        (:func:`~explorer.engines.fsa._compiled.fsa_dense_steps`), until enough working
+        columns are dead that it must be compacted: a tenth of a row-major copy,
+        ``1 − KEEP_COLUMN_MAJOR`` of a column-major one."""
         W = self.work.shape[1]
         alive = self.work_pos >= 0
         beta = np.zeros(W)

@@ -94,6 +94,7 @@ class GaborFamily:
     absolute responses are summed (the paper's pooling)."""
 
     group_size = 1
+    pooled = True  # every filter reads every pixel: its inputs are the whole image
 
     def __init__(self, image_shape: tuple[int, int], filter_size: int = 7, stride: int = 2,
                  f0_range=(0.05, 0.45), sigma_range=(1.0, 3.5)):

@@ -282,6 +282,7 @@ class GrFL(BaseSelector):
                 inner_measure=res.measure,
                 info={"violation": np.nan if warm else space.violation[int(step.block[0])],
                       "lam": self.lam_, "n_generated": len(self._params),
+                      "pooled": bool(getattr(self.family_, "pooled", False)),
                       "n_learned": int(np.count_nonzero(master.group_norms() > 0)),
                       "weights_label": "input importance",
                       "inner_objective": np.asarray(step.solution.trace),

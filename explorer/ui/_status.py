@@ -87,10 +87,14 @@ def status_line(record, *, records, estimator, data, state: str, scored: bool) -
     member = info.get("class")
     if member is None:
         learned = info.get("n_learned")
-        selected = (f"Selected: {record.n_selected} features · objective"
-                    if learned is None else
-                    f"Selected: {record.n_selected} input features (through {learned} "
-                    "learned features) · objective")
+        if learned is None:
+            selected = f"Selected: {record.n_selected} features · objective"
+        elif info.get("pooled"):  # Gabor filters pooled over the image: every pixel is read
+            selected = (f"Selected: {learned} learned features (filters pooled over the "
+                        "whole image: each reads every pixel) · objective")
+        else:
+            selected = (f"Selected: {record.n_selected} input features (through {learned} "
+                        "learned features) · objective")
     else:  # one binary fit per class: the model selects the union of theirs
         from ..viz import one_vs_rest_selection
 

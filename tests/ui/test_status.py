@@ -34,6 +34,12 @@ def test_a_running_line_has_no_scores_and_says_the_work():
     learned = _status.status_line(_record(n_learned=29), records=[], estimator=None,
                                   data=None, state="done", scored=False)
     assert "7 input features (through 29 learned features)" in learned
+    # GrFL's Gabor filters on textures are pooled over the image: each reads all 256 pixels,
+    # so a count of input pixels says nothing; the learned features are what it selected
+    pooled = _status.status_line(_record(n_learned=12, pooled=True), records=[],
+                                 estimator=None, data=None, state="done", scored=False)
+    assert pooled.startswith("Selected: 12 learned features (filters pooled over the whole "
+                             "image: each reads every pixel)")
     warm = _status.status_line(_record(warm_start=True), records=[], estimator=None,
                                data=None, state="done", scored=False)
     assert "warm-started from the previous fit" in warm

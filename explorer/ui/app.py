@@ -172,8 +172,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self._sweep_after_fit = False
         self._swept_version = -1
         self._accuracy_methods: tuple[str, ...] = ()
-        self._accuracy_stale = False
-        self._selected_stale = False
+        self._stale: set[str] = set()  # tabs whose view waits to be drawn until shown
         self.tabs = None
         self._build_controls()
         self.state.param.watch(self._on_version, "data_version")
@@ -483,8 +482,7 @@ class ExplorerApp(pn.viewable.Viewer):
     def _sweep_now(self):
         self._swept_version = self.state.data_version
         self.state.sweep()
-        if self.tabs is not None:
-            self.tabs.active = 1
+        self._show_tab("accuracy")
 
     def _export(self):
         return io.StringIO(json.dumps(self.state.export_session(), indent=2))
@@ -546,9 +544,9 @@ class ExplorerApp(pn.viewable.Viewer):
             self._show_accuracy(methods=self.state.sweeps.swept)
         elif update.sweep_rows:
             self._show_accuracy()
-        if self.tabs is not None and self.tabs.active == 3:  # its events wait while hidden
+        if self._showing("stability"):  # its events wait while hidden
             self.stability.tick()
-        if self.tabs is not None and self.tabs.active == 4:
+        if self._showing("error control"):
             self.error_control.tick()
 
     def _start_stability(self) -> None:
@@ -584,8 +582,19 @@ class ExplorerApp(pn.viewable.Viewer):
             if name in self._knobs:
                 W.show_used(self._knobs[name], value)
 
+    # the view tabs, by name, in the order of the page (:meth:`view`)
+    TABS = ("map", "accuracy", "selected", "stability", "error control")
+
+    def _showing(self, name: str) -> bool:
+        """Whether the page shows the tab ``name`` (never without tabs: a headless app)."""
+        return self.tabs is not None and self.TABS[self.tabs.active] == name
+
+    def _show_tab(self, name: str) -> None:
+        if self.tabs is not None:
+            self.tabs.active = self.TABS.index(name)
+
     def _map_visible(self) -> bool:
-        return self.tabs is None or self.tabs.active == 0
+        return self.tabs is None or self._showing("map")
 
     def _draw_map(self) -> None:
         if not self._map_visible():
@@ -603,12 +612,12 @@ class ExplorerApp(pn.viewable.Viewer):
         a hidden tab's models outside their document and then rewrites the stylesheet links
         it shares with every other model to its CDN (offline, every later update of the
         page requested loading.css from the internet and failed)."""
-        if self.tabs is None or self.tabs.active == 2:
+        if self.tabs is None or self._showing("selected"):
             self.selected.show(selected_table(self.state.estimator, self.state.data,
                                               pinned=self.state.known.pinned))
-            self._selected_stale = False
+            self._stale.discard("selected")
         else:
-            self._selected_stale = True
+            self._stale.add("selected")
 
     def _show_accuracy(self, methods=None) -> None:
         """Draw the sweep now if its tab is shown, else when it is next shown: a figure of
@@ -629,12 +638,12 @@ class ExplorerApp(pn.viewable.Viewer):
                                methods=self._accuracy_methods, current=current, choice=choice,
                                current_label=sweeps.current_label, differences=differences,
                                method=sweeps.current, verdicts=verdicts)
-            self._accuracy_stale = False
+            self._stale.discard("accuracy")
         else:
-            self._accuracy_stale = True
+            self._stale.add("accuracy")
 
     def _accuracy_visible(self) -> bool:
-        return self.tabs is not None and self.tabs.active == 1
+        return self._showing("accuracy")
 
     def _maybe_sweep(self, force: bool = False):
         """Sweep in the background once per data/method version, when its tab is shown (the
@@ -646,15 +655,16 @@ class ExplorerApp(pn.viewable.Viewer):
 
     @reported
     def _on_tab(self, event):
-        if event.new == 0 and self._map_dirty:
+        shown = self.TABS[event.new]
+        if shown == "map" and self._map_dirty:
             self._draw_map()
-        if event.new == 1 and self._accuracy_stale:
+        if shown == "accuracy" and "accuracy" in self._stale:
             self._show_accuracy()
-        if event.new == 2 and self._selected_stale:
+        if shown == "selected" and "selected" in self._stale:
             self._show_selected()
-        if event.new == 1 and not self.state.fits.running:
+        if shown == "accuracy" and not self.state.fits.running:
             self._maybe_sweep()
-        elif event.new == 1:
+        elif shown == "accuracy":
             self._sweep_after_fit = True
 
     def _refresh_all(self):

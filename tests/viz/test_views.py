@@ -765,3 +765,20 @@ def test_the_gap_plot_says_why_a_path_cut_to_k_never_closes_its_gap():
     assert "closed to" in view.gap_note.object
     view.reset()
     assert not view.gap_note.visible
+
+
+def test_the_apps_view_tabs_are_named_in_the_order_of_the_page():
+    """The app draws a tab's view when it is shown by the tab's name (``TABS``), not by a
+    literal number: the names follow the page's tabs."""
+    app = ExplorerApp(dataset="digits-3v8")
+    app.state.live = False
+    try:
+        pn.panel(app).get_root()
+        titles = list(app.tabs._names)
+        assert len(titles) == len(app.TABS)
+        for name, title in zip(app.TABS, titles, strict=True):
+            assert name.split()[0] in title.lower(), (name, title)
+        app._show_tab("selected")
+        assert app._showing("selected") and not app._showing("map")
+    finally:
+        app.state.close()

@@ -27,7 +27,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit
 
 from explorer import FGM
 from explorer.data import load
-from explorer.engines.fgm import refine_path
+from explorer.engines.fgm import Candidates, Fitted, Restricted, refine_path
 from explorer.kernels import take_columns
 from explorer.methods import FSManifold
 from explorer.methods._cv import best_C, folds
@@ -99,11 +99,11 @@ def _warm_selection_scores(X, y, k: int, Cs) -> np.ndarray:
         weights, intercept = first.coef_[kept] / lam[kept], first.intercept_
         scores[0, f] = first.score(X[test], y[test])
         for i, C in enumerate(Cs[1:], start=1):
-            out = refine_path(
-                take, first.space_.top, y_train,
-                LOSSES["logistic"](), C, kept, weights, intercept, k, signal=None,
-                paper=False, n_features=X.shape[1], ask_past=k, fit_intercept=True,
-                stopping=Stopping(first.inner_tol ** 2, first.max_inner))
+            problem = Restricted(np.asarray(y_train, dtype=np.float64), LOSSES["logistic"](),
+                                 C, True, Stopping(first.inner_tol ** 2, first.max_inner))
+            out = refine_path(problem, Candidates(take, first.space_.top, X.shape[1]),
+                              Fitted(kept, weights, None, intercept), k, signal=None,
+                              paper=False, ask_past=k)
             kept, weights, intercept = out.kept, out.weights, out.intercept
             decision = np.asarray(X[test] @ _coef(kept, weights * lam[kept],
                                                   X.shape[1])).ravel() + intercept

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import ParamSpec, cv_choice
-from ..engines.fgm import OVERSELECT, L12Master, refine_path
+from ..engines.fgm import OVERSELECT, Candidates, Fitted, L12Master, Restricted, refine_path
 from ..features import BinnedSpace, Columns, LinearSpace, Poly2Space
 from ..kernels import take_columns
 from ..kernels.chunked import interruptible
@@ -439,12 +439,12 @@ class FGM(BaseSelector):
 
         w_model = self.coef_ / np.where(lam > 0, lam, 1.0)
         paper = self.refine is None
-        out = refine_path(take, space.top, y, LOSSES[self.loss_](), float(self.C), before,
-                          w_model[before], float(self.intercept_), k,
-                          signal=None if result.solution is None else result.solution.signal,
-                          paper=paper, n_features=self.n_features_in_, ask_past=self._B,
-                          fit_intercept=self.fit_intercept, stopping=stopping,
-                          interrupt=recorder.interrupted, pinned=space.fixed)
+        problem = Restricted(np.asarray(y, dtype=np.float64), LOSSES[self.loss_](),
+                             float(self.C), self.fit_intercept, stopping, recorder.interrupted)
+        out = refine_path(problem, Candidates(take, space.top, self.n_features_in_),
+                          Fitted(before, w_model[before], None, float(self.intercept_)),
+                          k, signal=None if result.solution is None else result.solution.signal,
+                          paper=paper, ask_past=self._B, pinned=space.fixed)
         kept, res, added = out.kept, out.result, out.added
         passes = {}
         if chunked is not None:

@@ -31,8 +31,8 @@ def test_compiled_newton_is_the_numpy_newton_and_the_optimum(loss, fit_intercept
                                      fit_intercept, 1e-12, 100,
                                      np.zeros(A.shape[1]) if w0 is None else w0, 0.2,
                                      start, trace)
-    twin = refine._newton_l2(A, y, the_loss, C, fit_intercept=fit_intercept, tol=1e-12,
-                             max_iter=100, w0=w0, b0=0.2)
+    problem = refine.Restricted(y, the_loss, C, fit_intercept, None)
+    twin = refine._newton_l2(problem, A, tol=1e-12, max_iter=100, w0=w0, b0=0.2)
     np.testing.assert_allclose(w, twin[0], rtol=1e-9, atol=1e-10)
     assert b == pytest.approx(twin[1], rel=1e-9, abs=1e-10)
     assert steps == twin[2]
@@ -51,9 +51,9 @@ def test_restricted_fit_runs_compiled_and_certifies_on_read():
     A, y = _problem(5, n=200, k=8)
     from explorer.optim import Stopping
 
-    coef, intercept, result = refine.restricted_fit(
-        A, np.arange(8), y, make_loss("logistic"), 1.0, fit_intercept=True,
-        stopping=Stopping(tol=1e-6, max_iter=100))
+    problem = refine.Restricted(y, make_loss("logistic"), 1.0, True,
+                                Stopping(tol=1e-6, max_iter=100))
+    coef, intercept, result = refine.restricted_fit(problem, A, np.arange(8))
     assert "_measure" not in result.__dict__  # not computed until read
     assert 0 <= result.measure <= 1e-6 and result.converged
     assert result.objective == pytest.approx(

@@ -9,6 +9,10 @@ import pytest
 from sklearn.svm import LinearSVC
 
 from explorer.engines.fgm.refine import (
+    Candidates,
+    Fitted,
+    Refit,
+    Restricted,
     eliminate,
     prune_and_refit,
     restricted_fit,
@@ -45,12 +49,18 @@ def _top(X):
     return top
 
 
-def _splice(X, y, start, columns=None, **kw):
-    loss, stopping = make_loss("squared_hinge"), Stopping(1e-12, 1000)
-    w, b, res = restricted_fit(X, start, y, loss, C, fit_intercept=False, stopping=stopping)
-    return splice(columns or (lambda ids: X[:, ids]), _top(X), y, loss, C, start, w, b, res,
-                  len(start), n_features=X.shape[1], fit_intercept=False, stopping=stopping,
-                  **kw)
+def _fit(X, y, cols, loss_name="squared_hinge", fit_intercept=False, tol=1e-12):
+    """The restricted problem and its fit on ``cols`` (coef, intercept, result)."""
+    problem = Restricted(y, make_loss(loss_name), C, fit_intercept, Stopping(tol, 1000))
+    return problem, restricted_fit(problem, X, np.asarray(cols))
+
+
+def _splice(X, y, start, columns=None, kept_columns=None, **kw):
+    problem, (w, b, res) = _fit(X, y, start)
+    refit, rounds, before, after = splice(
+        problem, Candidates(columns or (lambda ids: X[:, ids]), _top(X), X.shape[1]),
+        Refit(np.asarray(start), w, b, res, kept_columns), len(start), **kw)
+    return refit.kept, refit.weights, refit.intercept, refit.result, rounds, before, after
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -147,17 +157,13 @@ def test_pruning_drops_the_redundant_twin_as_an_exhaustive_search_does(loss_name
     pairs (each refit here): a copy of the strong signal and the weak independent feature.
     The elimination lets the twin take over the weight of the copy it drops."""
     X, y = _twins_problem(seed)
-    loss, stopping = make_loss(loss_name), Stopping(1e-12, 1000)
     cols = np.arange(3)
-    w, b, res = restricted_fit(X, cols, y, loss, C, fit_intercept=fit_intercept,
-                               stopping=stopping)
-    objective = {pair: restricted_fit(X, np.array(pair), y, loss, C, fit_intercept=fit_intercept,
-                                      stopping=stopping)[2].objective
+    problem, (w, b, res) = _fit(X, y, cols, loss_name, fit_intercept)
+    objective = {pair: restricted_fit(problem, X, np.array(pair))[2].objective
                  for pair in combinations(range(3), 2)}
     best = min(objective, key=objective.get)
     assert 2 in best
-    kept, *_ = prune_and_refit(X, y, loss, C, cols, w, res.margins, 2,
-                               fit_intercept=fit_intercept, stopping=stopping, intercept=b)
+    kept, *_ = prune_and_refit(problem, X, Fitted(cols, w, res.margins, b), 2)
     assert tuple(kept) == best
 
 
@@ -168,10 +174,8 @@ def test_the_diagonal_sacrifice_alone_keeps_both_twins_on_most_of_these_problems
     for loss_name, fit_intercept, seed in itertools.product(
             ["squared_hinge", "logistic"], [False, True], range(3)):
         X, y = _twins_problem(seed)
-        loss, stopping = make_loss(loss_name), Stopping(1e-12, 1000)
-        w, _, res = restricted_fit(X, np.arange(3), y, loss, C, fit_intercept=fit_intercept,
-                                   stopping=stopping)
-        diagonal = sacrifices(X, np.arange(3), w, loss, C, y, res.margins)
+        problem, (w, _, res) = _fit(X, y, np.arange(3), loss_name, fit_intercept)
+        diagonal = sacrifices(problem, X, Fitted(np.arange(3), w, res.margins))
         both += set(np.argsort(-diagonal)[:2]) == {0, 1}
     assert both >= 8
 
@@ -183,13 +187,11 @@ def test_surgeon_order_of_a_quadratic_objective_is_the_exact_cost_of_each_remova
     rng = np.random.default_rng(3)
     A = rng.standard_normal((200, 5)) @ rng.standard_normal((5, 5)) * 0.01  # small margins
     y = np.where(rng.random(200) < 0.5, 1.0, -1.0)
-    loss, stopping = make_loss("squared_hinge"), Stopping(1e-14, 1000)
-    w, b, res = restricted_fit(A, np.arange(5), y, loss, C, fit_intercept=False,
-                               stopping=stopping)
+    problem, (w, b, res) = _fit(A, y, np.arange(5), tol=1e-14)
     assert np.all(y * res.margins < 1)  # all inside the margin: quadratic
-    order = surgeon_order(A, np.arange(5), w, loss, C, y, res.margins, fit_intercept=False)
-    rise = [restricted_fit(A, np.delete(np.arange(5), q), y, loss, C, fit_intercept=False,
-                           stopping=stopping)[2].objective - res.objective for q in range(5)]
+    order = surgeon_order(problem, A, Fitted(np.arange(5), w, res.margins))
+    rise = [restricted_fit(problem, A, np.delete(np.arange(5), q))[2].objective - res.objective
+            for q in range(5)]
     assert int(np.argmin(order)) == int(np.argmin(rise))
 
 
@@ -199,9 +201,6 @@ def test_elimination_from_all_ten_features_keeps_the_exhaustive_best_triple(seed
     kept triple is the best of all 120 by restricted loss (the three informative ones)."""
     X, y = _problem(seed)
     losses = {cols: _restricted_loss(X, y, list(cols)) for cols in combinations(range(10), 3)}
-    loss, stopping = make_loss("squared_hinge"), Stopping(1e-12, 1000)
-    w, b, res = restricted_fit(X, np.arange(10), y, loss, C, fit_intercept=False,
-                               stopping=stopping)
-    kept = eliminate(X, y, loss, C, np.arange(10), w, res.margins, 3, fit_intercept=False,
-                     stopping=stopping)
+    problem, (w, b, res) = _fit(X, y, np.arange(10))
+    kept = eliminate(problem, X, Fitted(np.arange(10), w, res.margins, b), 3)
     assert tuple(kept) == min(losses, key=losses.get)

@@ -674,7 +674,7 @@ def test_the_refit_starts_from_the_pruned_path_model(digits38):
     """The refinement's refit curve starts where the path left off (its model without the
     pruned features), not at the empty model's C·Σ l(0) far above the path: the same weights
     as a refit from zero, in fewer Newton steps."""
-    from explorer.engines.fgm.refine import restricted_fit
+    from explorer.engines.fgm.refine import Restricted, restricted_fit
     from explorer.optim.losses import make_loss
     from explorer.optim.stopping import Stopping
 
@@ -685,8 +685,8 @@ def test_the_refit_starts_from_the_pruned_path_model(digits38):
     trace = refit.info["inner_objective"]
     empty = 10.0 * make_loss("squared_hinge").value(np.zeros(y.size)).sum()
     assert trace[0] < 0.5 * empty
-    cold_w, cold_b, cold = restricted_fit(X, kept, y, make_loss("squared_hinge"), 10.0,
-                                          fit_intercept=True, stopping=Stopping(3e-5 ** 2, 2000))
+    problem = Restricted(y, make_loss("squared_hinge"), 10.0, True, Stopping(3e-5 ** 2, 2000))
+    cold_w, cold_b, cold = restricted_fit(problem, X, kept)
     np.testing.assert_allclose(fgm.coef_[kept], cold_w, rtol=1e-6, atol=1e-9)
     assert refit.inner_steps < cold.n_iter
 

@@ -4,7 +4,19 @@ features to exactly k."""
 
 from .l12 import L12Problem, loss_dual, recover_alpha, solve_l12
 from .l12_master import L12Master
-from .refine import OVERSELECT, Refinement, fill_to_k, refine_path, restricted_fit, splice
+from .refine import (
+    OVERSELECT,
+    Candidates,
+    Fitted,
+    Refinement,
+    Refit,
+    Restricted,
+    fill_to_k,
+    refine_path,
+    restricted_fit,
+    splice,
+)
 
-__all__ = ["OVERSELECT", "L12Master", "L12Problem", "Refinement", "fill_to_k", "loss_dual",
-           "recover_alpha", "refine_path", "restricted_fit", "solve_l12", "splice"]
+__all__ = ["OVERSELECT", "Candidates", "Fitted", "L12Master", "L12Problem", "Refinement",
+           "Refit", "Restricted", "fill_to_k", "loss_dual", "recover_alpha", "refine_path",
+           "restricted_fit", "solve_l12", "splice"]

@@ -24,6 +24,7 @@ FGM grows its ℓ1² path past k (blocks of ⌈1.5·B⌉) and hands the result h
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,19 +38,62 @@ from .l12 import L12Problem, solve_l12
 OVERSELECT = 1.5  # blocks of ⌈1.5·B⌉: the selection pruned back to the paper's size
 
 
+@dataclass(frozen=True)
+class Restricted:
+    """The problem every step of the refinement refits and compares — as skglm's solvers take
+    a datafit: the ℓ2 model ½‖w‖² + C Σ l(y_i (x_iᵀw + b)) on chosen columns (FGM's master
+    with one block), solved to ``stopping``, polling ``interrupt`` (a user's *Stop*)."""
+
+    y: np.ndarray
+    loss: MarginLoss
+    C: float
+    fit_intercept: bool
+    stopping: Stopping
+    interrupt: Callable[[], bool] | None = None
+
+    def data_loss(self, margins: np.ndarray) -> float:
+        """The restricted loss C Σ l(y_i f_i) at the decision values ``margins``."""
+        return float(self.C) * float(np.sum(self.loss.value(self.y * margins)))
+
+    def stopped(self) -> bool:
+        return self.interrupt is not None and bool(self.interrupt())
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A model on some ``columns``: their ``coef``, its ``margins`` (decision values; None
+    where the reader computes them) and the ``intercept``."""
+
+    columns: np.ndarray
+    coef: np.ndarray
+    margins: np.ndarray | None
+    intercept: float = 0.0
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Where the features outside a model come from: ``columns(ids)`` reads columns of X (as
+    the model sees them), ``top(signal, m)`` gives the m best-scored ids (FGM's Xᵀs scorer),
+    of ``n_features``."""
+
+    columns: Callable
+    top: Callable
+    n_features: int
+
+
 def curvature_weights(loss: MarginLoss, y: np.ndarray, margins: np.ndarray) -> np.ndarray:
     """l″(y_i f_i) per example, from the loss table (the squared hinge's generalised second
     derivative: 1 where the margin is violated)."""
     return loss.second_derivative(y * margins)
 
 
-def forward_sacrifices(X, columns: np.ndarray, loss: MarginLoss, C: float, y: np.ndarray,
+def forward_sacrifices(problem: Restricted, X, columns: np.ndarray,
                        margins: np.ndarray) -> np.ndarray:
     """``½ g_j² / h_j`` for columns outside the model: the objective's fall when each alone
     enters it (second-order estimate: the forward sacrifice of abess, Zhu et al. 2020), with
     g_j = C Σ_i l′(z_i) y_i x_ij the objective's slope along w_j at 0 and h_j as in
     :func:`sacrifices`."""
-    y = np.asarray(y, dtype=np.float64)
+    y, loss, C = np.asarray(problem.y, dtype=np.float64), problem.loss, problem.C
     z = y * margins
     curv = curvature_weights(loss, y, margins)
     sub = X[:, columns]
@@ -59,21 +103,19 @@ def forward_sacrifices(X, columns: np.ndarray, loss: MarginLoss, C: float, y: np
     return 0.5 * np.square(g) / h
 
 
-def sacrifices(X, columns: np.ndarray, coef: np.ndarray, loss: MarginLoss, C: float,
-               y: np.ndarray, margins: np.ndarray) -> np.ndarray:
-    """``½ h_j w_j²`` for the given columns: the objective's rise when each alone is dropped
+def sacrifices(problem: Restricted, X, model: Fitted) -> np.ndarray:
+    """``½ h_j w_j²`` for the model's columns: the objective's rise when each alone is dropped
     (second-order estimate), h_j = 1 + C Σ_i l″(z_i) x_ij²."""
-    curv = curvature_weights(loss, y, margins)
-    sub = X[:, columns]
+    curv = curvature_weights(problem.loss, problem.y, model.margins)
+    sub = X[:, model.columns]
     sq = sub.multiply(sub) if sp.issparse(sub) else np.square(sub, dtype=np.float64)
-    h = 1.0 + C * np.asarray(sq.T @ curv).ravel()
-    return 0.5 * h * np.square(coef)
+    h = 1.0 + problem.C * np.asarray(sq.T @ curv).ravel()
+    return 0.5 * h * np.square(model.coef)
 
 
-def surgeon_order(X, columns: np.ndarray, coef: np.ndarray, loss: MarginLoss, C: float,
-                  y: np.ndarray, margins: np.ndarray, *, fit_intercept: bool,
-                  keep: int = 0, pinned=None) -> np.ndarray:
-    """Greedy backward elimination of the given columns by Optimal Brain Surgeon (Hassibi &
+def surgeon_order(problem: Restricted, X, model: Fitted, *, keep: int = 0,
+                  pinned=None) -> np.ndarray:
+    """Greedy backward elimination of the model's columns by Optimal Brain Surgeon (Hassibi &
     Stork 1992): one score per column, higher = eliminated later (the ``keep`` survivors
     share the top score).
 
@@ -84,15 +126,15 @@ def surgeon_order(X, columns: np.ndarray, coef: np.ndarray, loss: MarginLoss, C:
     :func:`~explorer.kernels.one_blas_thread`). ``pinned`` (a mask over ``columns``) are
     never eliminated: they keep the top score and count among the ``keep``."""
     with one_blas_thread():
-        return _surgeon_order(X, columns, coef, loss, C, y, margins,
-                              fit_intercept=fit_intercept, keep=keep, pinned=pinned)
+        return _surgeon_order(problem, X, model, keep, pinned)
 
 
-def _surgeon_order(X, columns, coef, loss, C, y, margins, *, fit_intercept, keep, pinned):
-    m = len(columns)
-    A = X[:, columns]
+def _surgeon_order(problem: Restricted, X, model: Fitted, keep: int, pinned):
+    m = len(model.columns)
+    fit_intercept = problem.fit_intercept
+    A = X[:, model.columns]
     A = A.toarray() if sp.issparse(A) else np.asarray(A, dtype=np.float64)
-    d2 = float(C) * curvature_weights(loss, y, margins)
+    d2 = float(problem.C) * curvature_weights(problem.loss, problem.y, model.margins)
     size = m + 1 if fit_intercept else m
     H = np.empty((size, size))
     # d2 ≥ 0 (the losses are convex): AᵀDA as the Gram of the rows times √d2
@@ -106,7 +148,7 @@ def _surgeon_order(X, columns, coef, loss, C, y, margins, *, fit_intercept, keep
     except np.linalg.LinAlgError:
         Hinv = np.linalg.pinv(H)
     w = np.zeros(size)
-    w[:m] = coef
+    w[:m] = model.coef
     score = np.full(m, float(m))
     alive = np.ones(m, dtype=np.bool_) if pinned is None else ~np.asarray(pinned, dtype=bool)
     keep = max(int(keep), m - int(alive.sum()))
@@ -114,27 +156,26 @@ def _surgeon_order(X, columns, coef, loss, C, y, margins, *, fit_intercept, keep
     return score
 
 
-def eliminate(X, y, loss: MarginLoss, C: float, columns: np.ndarray, coef: np.ndarray,
-              margins: np.ndarray, k: int, *, fit_intercept: bool, stopping: Stopping,
-              intercept: float = 0.0, pinned=()) -> np.ndarray:
-    """The k of ``columns`` (weights ``coef``, at ``margins``) that backward elimination
-    keeps: :func:`surgeon_order` drops half of the excess at a time, and the restricted model
-    is refit between the stages. The surgeon's quadratic model holds for a few removals, not
+def eliminate(problem: Restricted, X, model: Fitted, k: int, *, pinned=()) -> np.ndarray:
+    """The k of the model's columns that backward elimination keeps: :func:`surgeon_order`
+    drops half of the excess at a time, and the restricted model is refit between the
+    stages. The surgeon's quadratic model holds for a few removals, not
     for a third of the model at once: on the paper's 4,096 × 4,096 designs one-shot
     elimination lost up to 1.2 points of population accuracy (Type III, B = 8) that the
-    stages recover. The ``pinned`` columns (ids as in ``columns``) are kept. Returns the kept
+    stages recover. The ``pinned`` columns (ids as in the model's) are kept. Returns the kept
     columns, sorted."""
-    cols = np.asarray(columns, dtype=np.int64)
-    w, b = np.asarray(coef, dtype=np.float64), float(intercept)
+    cols = np.asarray(model.columns, dtype=np.int64)
+    w, b = np.asarray(model.coef, dtype=np.float64), float(model.intercept)
+    margins = model.margins
     while cols.size > k:
         keep = cols.size - max(1, int(np.ceil((cols.size - k) / 2)))
-        order = surgeon_order(X, cols, w, loss, C, y, margins, fit_intercept=fit_intercept,
-                              keep=keep, pinned=np.isin(cols, pinned))
+        order = surgeon_order(problem, X, Fitted(cols, w, margins), keep=keep,
+                              pinned=np.isin(cols, pinned))
         stay = np.sort(np.argsort(-order, kind="stable")[:keep])
         cols, w = cols[stay], w[stay]
         if cols.size > k:
-            w, b, res = restricted_fit(X, cols, y, loss, C, fit_intercept=fit_intercept,
-                                       stopping=stopping, coef0=w, intercept0=b)
+            w, b, res = restricted_fit(problem, X, cols, coef0=w, intercept0=b,
+                                       interruptible=False)
             margins = res.margins
     return np.sort(cols)
 
@@ -143,9 +184,8 @@ NEWTON_MAX_CELLS = 20_000_000  # n·k up to which the refit is solved by Newton'
 NEWTON_MAX_COLUMNS = 1_500
 
 
-def restricted_fit(X, columns: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
-                   fit_intercept: bool, stopping: Stopping, interrupt=None, coef0=None,
-                   intercept0: float = 0.0):
+def restricted_fit(problem: Restricted, X, columns: np.ndarray, *, coef0=None,
+                   intercept0: float = 0.0, interruptible: bool = True):
     """The ℓ2 model ½‖w‖² + C Σ l(y_i (x_iᵀw + b)) on the given columns (FGM's master with one
     block, centred when it has an intercept); returns (coef, intercept, result) with the
     result's ``measure`` the master's certified duality gap at the returned point.
@@ -156,8 +196,11 @@ def restricted_fit(X, columns: np.ndarray, y: np.ndarray, loss: MarginLoss, C: f
 
     Small restricted problems are solved by Newton's method (:func:`newton_l2`: a handful of
     k × k solves whatever the features' scales, where first-order steps can need thousands on
-    raw pixels), larger ones by the APG master."""
-    y = np.asarray(y, dtype=np.float64)
+    raw pixels), larger ones by the APG master (polling the problem's ``interrupt`` unless
+    not ``interruptible``)."""
+    y, loss, C = np.asarray(problem.y, dtype=np.float64), problem.loss, problem.C
+    fit_intercept, stopping = problem.fit_intercept, problem.stopping
+    interrupt = problem.interrupt if interruptible else None
     cache = BlockCache(X.shape[0], sp.issparse(X), center=fit_intercept)
     sub = X[:, columns]
     cache.add(sub if sp.issparse(sub) else np.asarray(sub, dtype=np.float64))
@@ -169,8 +212,7 @@ def restricted_fit(X, columns: np.ndarray, y: np.ndarray, loss: MarginLoss, C: f
         A = A.toarray() - cache.means if sp.issparse(A) else A
         # the gap is first-order in the decrement: ask a thousand times less of it (one
         # more step of a quadratically convergent method)
-        w, b, steps, trace = newton_l2(A, y, loss, C, fit_intercept=fit_intercept,
-                                       tol=1e-3 * stopping.tol, max_iter=100, w0=w0, b0=b0)
+        w, b, steps, trace = newton_l2(problem, A, tol=1e-3 * stopping.tol, w0=w0, b0=b0)
         problem = L12Problem(cache, y, loss, C, fit_intercept=fit_intercept)
         point = problem.point(w, b)
         result = CertifiedOnRead(problem, point, stopping, trace=trace, n_iter=steps)
@@ -221,8 +263,8 @@ class CertifiedOnRead(SolverResult):
         pass
 
 
-def newton_l2(A: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
-              fit_intercept: bool, tol: float, max_iter: int = 100, w0=None, b0: float = 0.0):
+def newton_l2(problem: Restricted, A: np.ndarray, *, tol: float, max_iter: int = 100,
+              w0=None, b0: float = 0.0):
     """min ½‖w‖² + C Σ_i l(y_i (a_iᵀw + b)) by Newton's method with a backtracking (Armijo)
     line search — the finite Newton method of Keerthi & DeCoste (JMLR 2005) for the squared
     hinge (its generalised Hessian), plain Newton for the logistic loss. Starts at (w0, b0)
@@ -231,6 +273,7 @@ def newton_l2(A: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
     compiled (:func:`~explorer.engines.fgm._newton.newton_l2_compiled`, the same steps), the
     others on one BLAS thread (:func:`~explorer.kernels.one_blas_thread`)."""
     n, k = A.shape
+    y, loss, C, fit_intercept = problem.y, problem.loss, problem.C, problem.fit_intercept
     if k <= COMPILED_COLUMNS and n * k <= COMPILED_CELLS and loss.code in (0, 1):
         trace = np.empty(max_iter + 1)
         start = np.zeros(k) if w0 is None else np.asarray(w0, dtype=np.float64)
@@ -240,12 +283,12 @@ def newton_l2(A: np.ndarray, y: np.ndarray, loss: MarginLoss, C: float, *,
             int(max_iter), start, float(b0), w0 is not None, trace)
         return w, float(b), int(steps), trace[:steps + 1].tolist()
     with one_blas_thread():
-        return _newton_l2(A, y, loss, C, fit_intercept=fit_intercept, tol=tol,
-                          max_iter=max_iter, w0=w0, b0=b0)
+        return _newton_l2(problem, A, tol=tol, max_iter=max_iter, w0=w0, b0=b0)
 
 
-def _newton_l2(A, y, loss, C, *, fit_intercept, tol, max_iter, w0, b0):
+def _newton_l2(problem: Restricted, A, *, tol, max_iter, w0, b0):
     k = A.shape[1]
+    y, loss, C, fit_intercept = problem.y, problem.loss, problem.C, problem.fit_intercept
 
     def value(w, b):
         return 0.5 * float(w @ w) + C * float(loss.value(y * (A @ w + b)).sum())
@@ -313,34 +356,30 @@ def _curvature_gram(A: np.ndarray, d2: np.ndarray, gram, previous) -> np.ndarray
     return dense_gram(scaled)
 
 
-def prune_and_refit(X, y, loss: MarginLoss, C: float, support: np.ndarray, coef: np.ndarray,
-                    margins: np.ndarray, k: int, *, fit_intercept: bool, stopping: Stopping,
-                    intercept: float = 0.0, interrupt=None, score=None, pinned=()):
-    """Keep the k selected features that backward elimination keeps (:func:`eliminate`;
+def prune_and_refit(problem: Restricted, X, model: Fitted, k: int, *, score=None,
+                    pinned=()):
+    """Keep the k of the model's columns that backward elimination keeps (:func:`eliminate`;
     abess's diagonal :func:`sacrifices` for selections too wide for the Hessian) — or those of
-    largest ``score``, one per support entry — and refit on them, starting from the given
-    model (``coef``, ``intercept``) without the pruned features. The ``pinned`` (ids as in
-    ``support``) are always kept.
+    largest ``score``, one per column — and refit on them, starting from the model without
+    the pruned features. The ``pinned`` (ids as in the model's columns) are always kept.
 
     Returns (kept columns, their coefficients, intercept, solver result)."""
-    support = np.asarray(support, dtype=np.int64)
+    support = np.asarray(model.columns, dtype=np.int64)
     k = int(min(k, support.size))
     if score is None and support.size > k:
         if X.shape[0] * support.size <= NEWTON_MAX_CELLS and support.size <= NEWTON_MAX_COLUMNS:
-            kept = eliminate(X, y, loss, C, support, coef[support], margins, k,
-                             fit_intercept=fit_intercept, stopping=stopping, intercept=intercept,
-                             pinned=pinned)
+            kept = eliminate(problem, X, model, k, pinned=pinned)
             score = np.isin(support, kept).astype(float)
         else:
-            score = sacrifices(X, support, coef[support], loss, C, y, margins)
+            score = sacrifices(problem, X, model)
     elif score is None:
         score = np.ones(support.size)
     score = np.where(np.isin(support, pinned), np.inf, score)
-    kept = np.sort(support[np.argsort(-score, kind="stable")[:k]])
-    weights, intercept, result = restricted_fit(X, kept, y, loss, C,
-                                                fit_intercept=fit_intercept,
-                                                stopping=stopping, interrupt=interrupt,
-                                                coef0=coef[kept], intercept0=intercept)
+    chosen = np.argsort(-score, kind="stable")[:k]
+    chosen = chosen[np.argsort(support[chosen], kind="stable")]
+    kept = support[chosen]
+    weights, intercept, result = restricted_fit(problem, X, kept, coef0=model.coef[chosen],
+                                                intercept0=model.intercept)
     return kept, weights, intercept, result
 
 
@@ -367,10 +406,20 @@ def _side_by_side(a, b):
     return np.hstack([np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)])
 
 
-def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weights: np.ndarray,
-           intercept: float, result, k: int, *, n_features: int, fit_intercept: bool,
-           stopping: Stopping, interrupt=None, max_rounds: int = SPLICE_ROUNDS,
-           kept_columns=None, pinned=()):
+@dataclass(frozen=True)
+class Refit:
+    """A refit selection: the ``kept`` columns (sorted), their ``weights``, the ``intercept``,
+    the solver ``result`` (its margins) and, when read, the kept columns' data ``cols``."""
+
+    kept: np.ndarray
+    weights: np.ndarray
+    intercept: float
+    result: SolverResult
+    cols: object = None
+
+
+def splice(problem: Restricted, candidates: Candidates, refit: Refit, k: int, *,
+           max_rounds: int = SPLICE_ROUNDS, pinned=()):
     """Exchange rounds on a refit selection of k features, kept while each lowers the
     restricted loss C Σ l by more than abess's threshold (:func:`splice_threshold`) — the
     acceptance rule of abess's splicing (Zhu et al., PNAS 2020, Alg. 2) — with the exchange
@@ -388,81 +437,67 @@ def splice(columns, top, y, loss: MarginLoss, C: float, kept: np.ndarray, weight
     exchange was accepted, abess's selection had a restricted objective lower by 560–780;
     the swaps reached it in two and went below it in the third).
 
-    ``columns(ids)`` gives those columns of X (``n_features`` of them; ``kept_columns``, when
-    given, are those of ``kept``: only the candidates are then read), ``top(signal, m)`` the
-    m best-scored ids. The ``pinned`` features never leave. A round whose exchange and swaps
-    do not lower the loss enough ends the
-    exchange (its result is not kept); at most ``max_rounds`` rounds. Returns (kept,
-    weights, intercept, result, rounds, loss before, loss after); ``kept`` sorted."""
-    y = np.asarray(y, dtype=np.float64)
-    kept = np.asarray(kept, dtype=np.int64)
-
-    def data_loss(margins):
-        return float(C) * float(np.sum(loss.value(y * margins)))
-
-    start = current = data_loss(result.margins)
+    The ``candidates`` give the columns outside (``refit.cols``, when given, are those of
+    ``refit.kept``: only the candidates are then read). The ``pinned`` features never leave.
+    A round whose exchange and swaps do not lower the loss enough ends the exchange (its
+    result is not kept); at most ``max_rounds`` rounds. Returns (the last accepted
+    :class:`Refit`, rounds, loss before, loss after); its ``kept`` sorted."""
+    start = current = problem.data_loss(refit.result.margins)
+    refit = Refit(np.asarray(refit.kept, dtype=np.int64), refit.weights, refit.intercept,
+                  refit.result, refit.cols)
     rounds, blocks = 0, True
-    kept_cols = kept_columns
     for _ in range(int(max_rounds)):
-        if interrupt is not None and interrupt():
+        if problem.stopped():
             break
         found = None
         if blocks:
-            found = _block_exchange(columns, top, y, loss, C, kept, kept_cols, weights,
-                                    intercept, result, current, k, n_features=n_features,
-                                    fit_intercept=fit_intercept, stopping=stopping,
-                                    interrupt=interrupt, data_loss=data_loss, pinned=pinned)
+            found = _block_exchange(problem, candidates, refit, current, k, pinned)
             blocks = found is not None  # rejected once, it is not tried again
         if found is None:
-            if kept_cols is None:
-                kept_cols = columns(kept)
-            found = _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights,
-                                   intercept, result, current, n_features=n_features,
-                                   fit_intercept=fit_intercept, stopping=stopping,
-                                   interrupt=interrupt, data_loss=data_loss, pinned=pinned)
+            if refit.cols is None:
+                refit = Refit(refit.kept, refit.weights, refit.intercept, refit.result,
+                              candidates.columns(refit.kept))
+            found = _swap_exchange(problem, candidates, refit, current, pinned)
         if found is None:
             break
-        kept, kept_cols, weights, intercept, result, current = found
+        refit, current = found
         rounds += 1
-    return kept, weights, intercept, result, rounds, start, current
+    return refit, rounds, start, current
 
 
-
-def _block_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept, result,
-                    current, k, *, n_features, fit_intercept, stopping, interrupt, data_loss,
-                    pinned=()):
+def _block_exchange(problem: Restricted, candidates: Candidates, refit: Refit, current: float,
+                    k: int, pinned):
     """The ⌈k/2⌉ features outside of largest worst-case score join the k, the model on the
-    union is refit, eliminated back to k and refit; returned as :func:`_swap_exchange`'s
-    when it lowers the restricted loss by more than abess's threshold for the features
-    swapped, else None."""
+    union is refit, eliminated back to k and refit; returned as (:class:`Refit`, loss) when
+    it lowers the restricted loss by more than abess's threshold for the features swapped,
+    else None."""
+    y, C = problem.y, problem.C
+    kept = refit.kept
     extra = int(np.ceil(k / 2))
-    signal = -float(C) * loss.derivative(y * result.margins) * y
-    ids, _ = top(signal, kept.size + extra)
-    candidates = ids[~np.isin(ids, kept)][:extra]
-    if candidates.size == 0:
+    signal = -float(C) * problem.loss.derivative(y * refit.result.margins) * y
+    ids, _ = candidates.top(signal, kept.size + extra)
+    newcomers = ids[~np.isin(ids, kept)][:extra]
+    if newcomers.size == 0:
         return None
-    union = np.union1d(kept, candidates)
-    if kept_cols is None:
-        kept_cols = columns(kept)
-    # the kept columns from the last round, only the candidates read from X
-    cols = take_columns(_side_by_side(kept_cols, columns(candidates)),
-                        np.argsort(np.concatenate([kept, candidates])))
+    union = np.union1d(kept, newcomers)
+    kept_cols = candidates.columns(kept) if refit.cols is None else refit.cols
+    # the kept columns from the last round, only the newcomers read from X
+    cols = take_columns(_side_by_side(kept_cols, candidates.columns(newcomers)),
+                        np.argsort(np.concatenate([kept, newcomers])))
     w0 = np.zeros(union.size)
-    w0[np.searchsorted(union, kept)] = weights
+    w0[np.searchsorted(union, kept)] = refit.weights
     local = np.arange(union.size)
-    grown, b, res = restricted_fit(cols, local, y, loss, C, fit_intercept=fit_intercept,
-                                   stopping=stopping, interrupt=interrupt, coef0=w0,
-                                   intercept0=intercept)
+    grown, b, res = restricted_fit(problem, cols, local, coef0=w0, intercept0=refit.intercept)
     chosen, new_weights, new_intercept, new_result = prune_and_refit(
-        cols, y, loss, C, local, grown, res.margins, k, fit_intercept=fit_intercept,
-        stopping=stopping, intercept=b, interrupt=interrupt,
+        problem, cols, Fitted(local, grown, res.margins, b), k,
         pinned=np.flatnonzero(np.isin(union, pinned)))
-    after = data_loss(new_result.margins)
+    after = problem.data_loss(new_result.margins)
     swapped = int(np.setdiff1d(union[chosen], kept).size)
-    if swapped == 0 or not after < current - splice_threshold(C, swapped, n_features, y.size):
+    if swapped == 0 or not after < current - splice_threshold(C, swapped, candidates.n_features,
+                                                              y.size):
         return None
-    return (union[chosen], take_columns(cols, chosen), new_weights, new_intercept, new_result,
-            after)
+    return Refit(union[chosen], new_weights, new_intercept, new_result,
+                 take_columns(cols, chosen)), after
 
 
 SHORTLIST = 128  # features outside the model scored by forward sacrifice (abess's important_search)
@@ -470,9 +505,8 @@ SWAP_TRIES = 5  # entering candidates tried per swap round
 SWAP_OUT = 3  # leaving candidates (the surgeon's first) tried per entering one
 
 
-def _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept, result,
-                   current, *, n_features, fit_intercept, stopping, interrupt, data_loss,
-                   pinned=()):
+def _swap_exchange(problem: Restricted, candidates: Candidates, refit: Refit, current: float,
+                   pinned):
     """One-for-one exchange: each of the ``SWAP_TRIES`` features outside of largest forward
     sacrifice (abess's ½g_j²/h_j, from a shortlist of ``SHORTLIST`` by FGM's worst-case
     scores, abess's ``important_search``) in turn joins the model, the (k+1)-feature model is
@@ -480,21 +514,24 @@ def _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept
     in turn (Optimal Brain Surgeon sees the correlations abess's diagonal sacrifice misses:
     a word with a large sacrifice that a newcomer replaces), the k refit. The first swap
     that lowers the restricted loss by more than abess's threshold for one swapped feature
-    is returned — (kept, their columns, weights, intercept, result, loss) — else None.
+    is returned — (:class:`Refit`, loss) — else None.
     A newcomer whose k + 1 model does not lower the restricted objective by the threshold
     is not swapped in: removing a feature never lowers the optimum, so that model bounds
     every swap with it from below (on the objective; acceptance is on its loss part). A
     ``pinned`` feature never leaves."""
+    y, C = problem.y, problem.C
+    kept, weights, result = refit.kept, refit.weights, refit.result
     k = kept.size
-    signal = -float(C) * loss.derivative(y * result.margins) * y
-    ids, _ = top(signal, min(n_features, k + SHORTLIST))
+    signal = -float(C) * problem.loss.derivative(y * result.margins) * y
+    ids, _ = candidates.top(signal, min(candidates.n_features, k + SHORTLIST))
     outside = ids[~np.isin(ids, kept)]
     if outside.size == 0:
         return None
-    out_cols = columns(outside)
-    gain = forward_sacrifices(out_cols, np.arange(outside.size), loss, C, y, result.margins)
+    out_cols = candidates.columns(outside)
+    gain = forward_sacrifices(problem, out_cols, np.arange(outside.size), result.margins)
     entering = np.argsort(-gain, kind="stable")[:SWAP_TRIES]
-    threshold = splice_threshold(C, 1, n_features, y.size)
+    threshold = splice_threshold(C, 1, candidates.n_features, y.size)
+    kept_cols = refit.cols
     if y.size * (k + entering.size) <= NEWTON_MAX_CELLS:  # small: column work on arrays
         kept_cols = _dense(kept_cols)
         out_cols = _dense(take_columns(out_cols, entering))
@@ -502,34 +539,29 @@ def _swap_exchange(columns, top, y, loss, C, kept, kept_cols, weights, intercept
     else:
         entering_cols = [take_columns(out_cols, [j]) for j in entering]
     for j, new_col in zip(entering, entering_cols):
-        if interrupt is not None and interrupt():
+        if problem.stopped():
             return None
         grown_cols = _side_by_side(kept_cols, new_col)
-        w, b, res = restricted_fit(grown_cols, np.arange(k + 1), y, loss, C,
-                                   fit_intercept=fit_intercept, stopping=stopping,
-                                   interrupt=interrupt, coef0=np.append(weights, 0.0),
-                                   intercept0=intercept)
+        w, b, res = restricted_fit(problem, grown_cols, np.arange(k + 1),
+                                   coef0=np.append(weights, 0.0), intercept0=refit.intercept)
         if not res.objective < result.objective - threshold:
             # the k + 1 bound every swap with j from below: none can fall far enough
             continue
         # only the first few the surgeon would drop are tried: stop eliminating after them
         stays = np.append(np.isin(kept, pinned), False)
-        saliency = surgeon_order(grown_cols, np.arange(k + 1), w, loss, C, y, res.margins,
-                                 fit_intercept=fit_intercept, keep=max(0, k - SWAP_OUT),
-                                 pinned=stays)
+        saliency = surgeon_order(problem, grown_cols, Fitted(np.arange(k + 1), w, res.margins),
+                                 keep=max(0, k - SWAP_OUT), pinned=stays)
         leave = [q for q in np.argsort(saliency, kind="stable") if q != k and not stays[q]]
         for q in leave[:SWAP_OUT]:
             stay = np.delete(np.arange(k + 1), q)
             union = np.append(np.delete(kept, q), outside[j])
             order = np.argsort(union)
             cols = take_columns(grown_cols, stay[order])
-            w2, b2, res2 = restricted_fit(cols, np.arange(k), y, loss, C,
-                                          fit_intercept=fit_intercept, stopping=stopping,
-                                          interrupt=interrupt, coef0=w[stay][order],
+            w2, b2, res2 = restricted_fit(problem, cols, np.arange(k), coef0=w[stay][order],
                                           intercept0=b)
-            after = data_loss(res2.margins)
+            after = problem.data_loss(res2.margins)
             if after < current - threshold:
-                return union[order], cols, w2, b2, res2, after
+                return Refit(union[order], w2, b2, res2, cols), after
     return None
 
 
@@ -551,55 +583,55 @@ class Refinement:
     loss_after: float
 
 
-def fill_to_k(take, top, y, loss: MarginLoss, C: float, before: np.ndarray,
-              margins: np.ndarray, missing: int, signal, *, n_features: int,
-              ask_past: int) -> np.ndarray:
+def fill_to_k(problem: Restricted, candidates: Candidates, before: np.ndarray,
+              margins: np.ndarray, missing: int, signal, *, ask_past: int) -> np.ndarray:
     """The ``missing`` features outside ``before`` of largest forward sacrifice ½g_j²/h_j
     (:func:`forward_sacrifices`), from a shortlist of the path's worst-case scores at its last
-    model (``top(signal, n)``, FGM's Xᵀs scorer: one pass); ``take(ids)`` reads columns."""
+    model (``candidates.top(signal, n)``, FGM's Xᵀs scorer: one pass)."""
     none = np.zeros(0, dtype=np.int64)
+    n_features = candidates.n_features
     if missing <= 0 or n_features - before.size <= 0 or signal is None:
         return none
     # the model's own features score highest (tied at the optimum): ask past them
     want = min(n_features, before.size + missing + max(missing, ask_past))
-    ids, _ = top(signal, want)
+    ids, _ = candidates.top(signal, want)
     ids = np.setdiff1d(ids, before)
     if ids.size == 0:
         return none
-    gain = forward_sacrifices(take(ids), np.arange(ids.size), loss, C, y, margins)
+    gain = forward_sacrifices(problem, candidates.columns(ids), np.arange(ids.size), margins)
     best = np.argsort(-gain, kind="stable")[:missing]
     return np.sort(ids[best[gain[best] > 0]])  # a feature with no slope adds nothing
 
 
-def refine_path(take, top, y, loss: MarginLoss, C: float, before: np.ndarray,
-                w_before: np.ndarray, intercept: float, k: int, *, signal, paper: bool,
-                n_features: int, ask_past: int, fit_intercept: bool, stopping: Stopping,
-                interrupt=None, pinned=()) -> Refinement:
-    """A grown path (``before`` with weights ``w_before`` on the columns ``take`` reads) to
-    exactly k features: filled by forward sacrifice when short (:func:`fill_to_k`), cut to k —
-    by |w| for the paper's algorithm (``paper``), else by backward elimination — and refit
-    (:func:`prune_and_refit`); then, unless ``paper``, the exchange rounds of :func:`splice`.
-    The ``pinned`` features (in ``before``: FGM's blocks hold them) are kept throughout."""
-    before_cols = take(before)
+def refine_path(problem: Restricted, candidates: Candidates, path: Fitted, k: int, *,
+                signal, paper: bool, ask_past: int, pinned=()) -> Refinement:
+    """A grown path (its ``columns`` with weights ``coef`` on the columns the candidates read,
+    and ``intercept``) to exactly k features: filled by forward sacrifice when short
+    (:func:`fill_to_k`), cut to k — by |w| for the paper's algorithm (``paper``), else by
+    backward elimination — and refit (:func:`prune_and_refit`); then, unless ``paper``, the
+    exchange rounds of :func:`splice`. The ``pinned`` features (in the path: FGM's blocks
+    hold them) are kept throughout."""
+    before, w_before, intercept = path.columns, path.coef, path.intercept
+    before_cols = candidates.columns(before)
     margins = np.asarray(before_cols @ w_before).ravel() + intercept
-    added = fill_to_k(take, top, y, loss, C, before, margins, k - before.size, signal,
-                      n_features=n_features, ask_past=ask_past)
+    added = fill_to_k(problem, candidates, before, margins, k - before.size, signal,
+                      ask_past=ask_past)
     support = np.union1d(before, added)
-    cols = before_cols if added.size == 0 else take(support)
+    cols = before_cols if added.size == 0 else candidates.columns(support)
     w_support = np.zeros(support.size)
     w_support[np.searchsorted(support, before)] = w_before
     kept_local, weights, intercept, res = prune_and_refit(
-        cols, y, loss, C, np.arange(support.size), w_support, margins, k,
-        fit_intercept=fit_intercept, stopping=stopping, intercept=intercept,
-        interrupt=interrupt, score=np.abs(w_support) if paper else None,
+        problem, cols, Fitted(np.arange(support.size), w_support, margins, intercept), k,
+        score=np.abs(w_support) if paper else None,
         pinned=np.flatnonzero(np.isin(support, pinned)))
     kept = support[kept_local]
     rounds, loss_before, loss_after = 0, res.objective, res.objective
     if not paper:
-        kept, weights, intercept, res, rounds, loss_before, loss_after = splice(
-            take, top, y, loss, C, kept, weights, intercept, res, k, n_features=n_features,
-            fit_intercept=fit_intercept, stopping=stopping, interrupt=interrupt,
-            kept_columns=take_columns(cols, kept_local), pinned=pinned)
+        refit, rounds, loss_before, loss_after = splice(
+            problem, candidates, Refit(kept, weights, intercept, res,
+                                       take_columns(cols, kept_local)), k, pinned=pinned)
+        kept, weights, intercept, res = refit.kept, refit.weights, refit.intercept, \
+            refit.result
     return Refinement(kept=kept, weights=weights, intercept=intercept, result=res, added=added,
                       support=support, rounds=rounds, loss_before=loss_before,
                       loss_after=loss_after)

@@ -34,10 +34,11 @@ from ..engines.fsa import (
     fsa_schedule,
     gram_norm,
 )
-from ..optim import Datafit, PairwiseDatafit, WarmStart, make_loss
+from ..optim import LOSSES, Datafit, PairwiseDatafit, WarmStart, make_loss
 from .base import BaseSelector, Recorder, register
 
 SETTLED = 1e-4  # relative change of the objective in the last step of a converged run
+RANKING = "ranking"  # FSA's pairwise datafit (eq. 9), beside the losses of the table
 _PAPER_ETA = {"logistic": 20.0, "huber_svm": 1.0, "lorenz": 1.0, "squared": 1.0, "ranking": 1.0}
 
 
@@ -192,16 +193,18 @@ class FSA(BaseSelector):
 
     @property
     def _task(self) -> str:
-        return {"squared": "regression", "ranking": "ranking"}.get(self.loss, "classification")
+        if self.loss == RANKING:
+            return "ranking"
+        return LOSSES[self.loss].task if self.loss in LOSSES else "classification"
 
     # ------------------------------------------------------------------ fit
     def _datafit(self, y, query):
-        if self.loss == "ranking":
+        if self.loss == RANKING:  # the pairwise datafit, not a loss of the table
             return PairwiseDatafit(y, query)
-        if self.loss == "squared":  # the paper's (1/N) Σ (y − f)² (eq. 4): twice the table's ½r²
-            return Datafit(make_loss("squared"), y, scale=2.0)
-        params = {"h": self.huber_h} if self.loss == "huber_svm" else {}
-        return Datafit(make_loss(self.loss, **params), y)
+        loss = make_loss(self.loss, **{p: getattr(self, f"huber_{p}")
+                                       for p in LOSSES[self.loss].params})
+        # as the paper writes each loss: (1/N) Σ (y − f)² (eq. 4) is twice the table's ½r²
+        return Datafit(loss, y, scale=loss.unhalved)
 
     def _fit_checks_finite(self, X) -> bool:
         """A dense in-memory X with standardised columns is read first by its column moments,
@@ -213,7 +216,7 @@ class FSA(BaseSelector):
         if int(self.k) > m:
             raise ValueError(f"k={self.k} is larger than the number of features "
                              f"(n_features={m})")
-        if query is not None and self.loss != "ranking":
+        if query is not None and self.loss != RANKING:
             raise ValueError("query ids are only used by loss='ranking'")
         piecewise = self.basis is not None
         if getattr(X, "is_chunked", False) and piecewise:

@@ -45,7 +45,7 @@ from ..features import (
     SampledSpace,
     median_bandwidth,
 )
-from ..optim import OuterStep, OuterStopping, WarmStart, cutting_plane
+from ..optim import OuterStep, OuterStopping, WarmStart, cutting_plane, make_loss
 from .base import BaseSelector, Recorder, register
 
 COARSE_KKT = 1e-1  # KKT residual (relative to λ) of the masters inside the loop
@@ -187,7 +187,7 @@ class GrFL(BaseSelector):
 
     @property
     def _task(self) -> str:
-        return "regression" if self.loss == "squared" else "classification"
+        return make_loss(self.loss).task
 
     # ------------------------------------------------------------------ setup
     def _targets(self, y):
@@ -196,7 +196,7 @@ class GrFL(BaseSelector):
         self.multitask_ = y.ndim == 2
         if self.multitask_:
             y = y.astype(np.float64)
-            return y if self.loss == "squared" else np.where(y > 0, 1.0, -1.0)
+            return y if self._task == "regression" else np.where(y > 0, 1.0, -1.0)
         if self._task == "classification" and len(getattr(self, "classes_", [])) > 2:
             return np.where(y[:, None] == self.classes_[None, :], 1.0, -1.0)
         return y.astype(np.float64)[:, None]
@@ -393,7 +393,7 @@ class GrFL(BaseSelector):
 
     def predict(self, X):
         F = self._outputs(X)
-        if self.loss == "squared":
+        if self._task == "regression":
             return F[:, 0] if F.shape[1] == 1 else F
         if getattr(self, "multitask_", False):
             return np.where(F > 0, 1.0, -1.0)

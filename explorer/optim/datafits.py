@@ -51,8 +51,9 @@ class Datafit:
         if self.y.ndim == 2:
             return np.array([Datafit(self.loss, self.y[:, t]).best_constant()
                              for t in range(self.y.shape[1])])
-        if self.loss.name == "squared":
-            return float(self.y.mean())
+        closed = self.loss.best_constant(self.y)
+        if closed is not None:
+            return closed
 
         def slope(c):
             return float(np.sum(self.loss.grad_at(self.y, np.full(self.n, c))))

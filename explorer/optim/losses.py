@@ -25,6 +25,14 @@ class MarginLoss:
     curvature = 1.0  # bound on l''(z): the Lipschitz constant of the derivative
     code = -1        # the numba kernels' case for this loss (-1: no compiled path)
     convex = True
+    task = "classification"  # what a model of this loss predicts
+    unhalved = 1.0  # undoes the table's ½: the loss as GrFL's and FSA's papers write it
+    params: tuple[str, ...] = ()  # the shape parameters the loss takes (Huber's h)
+
+    def best_constant(self, y: np.ndarray) -> float | None:
+        """argmin_c Σ_i l(y_i, c) in closed form, or None where it has none (a root search
+        then finds it: :meth:`~explorer.optim.Datafit.best_constant`)."""
+        return None
 
     @property
     def numba_param(self) -> float:
@@ -101,6 +109,7 @@ class SquaredHinge(MarginLoss):
     name = "squared_hinge"
     curvature = 1.0
     code = 0
+    unhalved = 2.0
 
     def value(self, z):
         xi = np.maximum(0.0, 1.0 - z)
@@ -157,6 +166,7 @@ class HuberHinge(MarginLoss):
 
     name = "huber_svm"
     code = 2
+    params = ("h",)
 
     def __init__(self, h: float = 0.1):
         self.h = float(h)
@@ -216,6 +226,11 @@ class Squared(MarginLoss):
     name = "squared"
     curvature = 1.0
     code = 4  # the kernels evaluate it at the residual f − y
+    task = "regression"
+    unhalved = 2.0
+
+    def best_constant(self, y):
+        return float(np.mean(y))
 
     def value(self, r):
         return 0.5 * r * r

@@ -227,7 +227,7 @@ def test_newton_refit_equals_the_conic_reference_on_badly_scaled_columns(loss_na
     """The restricted ℓ2 model by Newton's method on raw-pixel-like scales (0…16, uncentred),
     where first-order steps need thousands of iterations: the conic solver's objective and
     weights, and a certified gap."""
-    from explorer.engines.fgm.refine import restricted_fit
+    from explorer.engines.fgm.refine import Restricted, restricted_fit
     from explorer.optim.losses import make_loss
     from explorer.optim.stopping import Stopping
     from tests.reference_solvers import l12_master_reference
@@ -235,8 +235,8 @@ def test_newton_refit_equals_the_conic_reference_on_badly_scaled_columns(loss_na
     rng = np.random.default_rng(5)
     X = np.floor(16 * rng.random((80, 6)) ** 2)
     y = np.where(X[:, 0] - X[:, 1] + 4 * rng.standard_normal(80) > 0, 1.0, -1.0)
-    coef, b, res = restricted_fit(X, np.arange(6), y, make_loss(loss_name), 10.0,
-                                  fit_intercept=fit_intercept, stopping=Stopping(1e-10, 100))
+    problem = Restricted(y, make_loss(loss_name), 10.0, fit_intercept, Stopping(1e-10, 100))
+    coef, b, res = restricted_fit(problem, X, np.arange(6))
     omegas, b_ref, obj_ref = l12_master_reference([X], y, 10.0, loss=loss_name,
                                                   fit_intercept=fit_intercept)
     assert res.objective == pytest.approx(obj_ref, rel=1e-6)
@@ -264,9 +264,9 @@ def test_a_started_refit_reaches_the_conic_reference(solver, start, monkeypatch)
     omegas, b_ref, obj_ref = l12_master_reference([X], y, 1.0)
     coef0 = omegas[0] * 0.8 if start == "near" else np.full(5, 50.0)
     intercept0 = 0.8 * b_ref if start == "near" else 0.0
-    coef, b, res = refine.restricted_fit(X, np.arange(5), y, make_loss("squared_hinge"), 1.0,
-                                         fit_intercept=True, stopping=Stopping(1e-10, 5000),
-                                         coef0=coef0, intercept0=intercept0)
+    problem = refine.Restricted(y, make_loss("squared_hinge"), 1.0, True, Stopping(1e-10, 5000))
+    coef, b, res = refine.restricted_fit(problem, X, np.arange(5), coef0=coef0,
+                                         intercept0=intercept0)
     assert res.objective == pytest.approx(obj_ref, rel=1e-6)
     np.testing.assert_allclose(coef, omegas[0], rtol=1e-3, atol=1e-5)
     assert b == pytest.approx(b_ref, abs=1e-3)

@@ -18,7 +18,6 @@ import numpy as np
 
 from ...kernels import scaled_trial
 from ...optim import (
-    NUMBA_CODES,
     BlockCache,
     Composite,
     L1Squared,
@@ -49,7 +48,7 @@ class L12Problem(Composite):
         self.fit_intercept = bool(fit_intercept)
         self.omega = L1Squared(cache.bounds)
         if compiled is None:
-            compiled = (not cache.sparse and loss.name in NUMBA_CODES
+            compiled = (not cache.sparse and loss.code >= 0
                         and cache.n * cache.width <= NUMBA_MAX_CELLS)
         self.stop_flag = stop_flag if stop_flag is not None else _NEVER
         if compiled:

@@ -35,15 +35,16 @@ from ...optim import (
     soft_threshold,
 )
 
-LOSSES = ("squared_hinge", "logistic", "squared")
-_SCALE = {"squared_hinge": 2.0, "logistic": 1.0, "squared": 2.0}  # the table's ½ undone
+LOSSES = ("squared_hinge", "logistic", "squared")  # Table 2's, in the loss table
 
 
 def datafit(loss: str, Y: np.ndarray) -> Datafit:
-    """GrFL's Σ_t Σ_i L(y_it, f_it) (Table 2, without ½) from the loss table."""
-    if loss not in _SCALE:
+    """GrFL's Σ_t Σ_i L(y_it, f_it) (Table 2, without ½: the loss's ``unhalved``) from the
+    loss table."""
+    if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}; choose one of {LOSSES}")
-    return Datafit(make_loss(loss), Y, scale=_SCALE[loss], mean=False)
+    the_loss = make_loss(loss)
+    return Datafit(the_loss, Y, scale=the_loss.unhalved, mean=False)
 
 
 def loss_value(loss: str, Y: np.ndarray, F: np.ndarray) -> float:
@@ -56,7 +57,8 @@ def loss_gradient(loss: str, Y: np.ndarray, F: np.ndarray) -> np.ndarray:
 
 
 def curvature(loss: str) -> float:
-    return _SCALE[loss] * make_loss(loss).curvature
+    the_loss = make_loss(loss)
+    return the_loss.unhalved * the_loss.curvature
 
 
 def objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, block=None) -> float:
@@ -134,7 +136,8 @@ def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=Non
 def _prox_split(loss: str, v: np.ndarray, xi: float) -> np.ndarray:
     """argmin_a s·l(−a) + ξ/2 (a − v)² for the split variable a = −(the loss's argument) of
     §4.1, by the loss table's proximal map (s: Table 2's scale)."""
-    return -make_loss(loss).prox(-v, _SCALE[loss] / xi)
+    the_loss = make_loss(loss)
+    return -the_loss.prox(-v, the_loss.unhalved / xi)
 
 
 def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None, b0=None,

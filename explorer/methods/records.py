@@ -11,12 +11,30 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-Callback = Callable[["IterationRecord"], Any]
+
+class FitCallback(Protocol):
+    """What ``fit(callback=...)`` takes: called with each :class:`IterationRecord`; ``False``
+    stops the fit after that iteration. A callback object may also have (read when present,
+    the app's live view has all three):
+
+    ``stop_flag``
+        a one-element int8 array another thread sets to 1 to stop inside a compiled loop;
+    ``cancelled() -> bool``
+        polled inside long inner loops (a user's *Stop*);
+    ``warning(message)``
+        receives the fit's warnings instead of :func:`warnings.warn`.
+    """
+
+    def __call__(self, record: IterationRecord) -> bool | None: ...
+
+
+OPTIONAL_CALLBACK = ("stop_flag", "cancelled", "warning")  # FitCallback's optional members
+Callback = FitCallback | Callable[["IterationRecord"], Any]
 _INDEX = np.dtype(np.int64)  # the dtype of a record's selected indices
 
 

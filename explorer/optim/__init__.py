@@ -27,7 +27,7 @@ from .losses import (
     SquaredHinge,
     make_loss,
 )
-from .master import MasterSolution, WarmStart
+from .master import Master, MasterSolution, WarmStart, WeightedMaster
 from .penalties import GroupLq, L1Squared, block_size, group_norms, prox_groups
 from .prox import (
     l1_squared_block_scales,
@@ -49,8 +49,8 @@ __all__ = [
     "COARSE_GAP", "COARSE_STALL", "LOSSES", "NUMBA_CODES", "TINY",
     "BlockCache", "CachedMaster", "Composite", "CuttingPlaneResult", "Datafit", "GroupLq",
     "HuberHinge", "L1Squared", "LevelResult", "LevelStep", "Logistic", "Lorenz", "MarginLoss",
-    "MasterSolution", "OuterStep", "OuterStopping", "PairwiseDatafit", "SolverResult",
-    "Squared", "SquaredHinge", "Stopping", "WarmStart",
+    "Master", "MasterSolution", "OuterStep", "OuterStopping", "PairwiseDatafit", "SolverResult",
+    "Squared", "SquaredHinge", "Stopping", "WarmStart", "WeightedMaster",
     "apg", "best_on_ray", "block_norms", "block_size", "candidate_norms", "coarse_stopping",
     "cutting_plane", "held_candidates",
     "group_norms", "l1_squared_block_scales", "level_method", "make_loss", "prox_group_l2",

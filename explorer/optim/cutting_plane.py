@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..kernels.chunked import PassInterrupted
-from .master import MasterSolution
+from .master import Master, MasterSolution
 from .stopping import check_tolerance
 
 
@@ -116,7 +116,7 @@ class CuttingPlaneResult:
     grown: bool = False  # stopped holding the candidates asked for (``OuterStopping.held``)
 
 
-def cutting_plane(space, master, *, B: int, stopping: OuterStopping,
+def cutting_plane(space, master: Master, *, B: int, stopping: OuterStopping,
                   on_step: Callable[[OuterStep], bool],
                   initial_blocks: Sequence[np.ndarray] = (), context: int = 0,
                   report_initial: bool = False) -> CuttingPlaneResult:
@@ -128,9 +128,9 @@ def cutting_plane(space, master, *, B: int, stopping: OuterStopping,
     ----------
     space : FeatureSpace
         Candidates and their scores.
-    master : restricted master
-        ``initial() -> MasterSolution`` (before any block), ``add_block(columns)``,
-        ``solve() -> MasterSolution`` and ``lower_bound(solution, top_scores) -> float|None``.
+    master : Master
+        The restricted master (:class:`~explorer.optim.master.Master`; a
+        :class:`~explorer.optim.master.WeightedMaster` when ``stopping.held`` is set).
     stopping : OuterStopping
         When the loop stops.
     B : int
@@ -223,11 +223,10 @@ def cutting_plane(space, master, *, B: int, stopping: OuterStopping,
             lower = _max(lower, master.lower_bound(solution, next_scores))
             stop = stopping.after_master(T, _change(stopping, previous, solution, empty),
                                          next_ids, next_scores, seen)
-        polish = getattr(master, "polish", None)
-        if stop not in (None, STOPPED) and polish is not None:
+        if stop not in (None, STOPPED):
             # intermediate masters are solved coarsely (they only choose the next block); the
             # last one is solved to the fine tolerance, and may then ask for another block
-            polished = polish()
+            polished = master.polish()
             if polished is not None:
                 # one record per outer iteration: the coarse solve and its polish, in order
                 polished.trace = list(solution.trace) + list(polished.trace[1:])

@@ -2,15 +2,18 @@
 primal, GrFL's group master, FS-multi's bundle) — and what a fit leaves for the next one (one
 warm-start type for every method).
 
-A master speaks the protocol :func:`~explorer.optim.cutting_plane.cutting_plane` drives:
-``initial() -> MasterSolution`` (the empty model), ``add_block(columns)``, ``solve()``, optionally
-``polish()`` (re-solve the last master to the fine tolerance) and ``lower_bound(solution,
-top_scores)`` (a certified lower bound on the full problem, or None).
+A master speaks the protocol :func:`~explorer.optim.cutting_plane.cutting_plane` drives,
+declared as :class:`Master`: ``initial() -> MasterSolution`` (the empty model),
+``add_block(columns)``, ``solve()``, ``polish()`` (re-solve the last master to the fine
+tolerance, or None when there is nothing to polish) and ``lower_bound(solution, top_scores)``
+(a certified lower bound on the full problem, or None); a :class:`WeightedMaster` also tells
+its weights per column (the loop counts the candidates it holds from them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -33,6 +36,35 @@ class MasterSolution:
     dual_base: float | None = None
     block_norms: np.ndarray | None = None
     info: dict = field(default_factory=dict)
+
+
+@runtime_checkable
+class Master(Protocol):
+    """A restricted master of the outer cutting-plane loop (FGM's ℓ1² primal, FS-multi's
+    bundle, GrFL's group master)."""
+
+    def initial(self) -> MasterSolution:
+        """The empty model's solution (before any block)."""
+
+    def add_block(self, columns) -> None:
+        """Take a generated block's materialised columns."""
+
+    def solve(self) -> MasterSolution:
+        """Solve over the blocks so far (coarsely: it only chooses the next block)."""
+
+    def polish(self) -> MasterSolution | None:
+        """Re-solve the last master to the fine tolerance (None: nothing to polish)."""
+
+    def lower_bound(self, solution: MasterSolution, top_scores: np.ndarray) -> float | None:
+        """A certified lower bound on the full problem from the worst-case block's scores."""
+
+
+@runtime_checkable
+class WeightedMaster(Master, Protocol):
+    """A master that tells its weights: (columns, weights) pairs, one per block."""
+
+    def weights_by_column(self) -> list:
+        """The blocks' columns with their weights."""
 
 
 @dataclass

@@ -85,6 +85,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     # what the user knows that the method honours (:mod:`explorer.methods.knowledge`): every
     # method whose model is read through predict honours ``exclude`` (fitted without them)
     knowledge: ClassVar[frozenset[str]] = frozenset({"exclude"})
+    # the info keys of a method's records (the views and lessons read them by name): its own,
+    # declared on the class and checked by the contract test, and those the shared machinery
+    # adds (one-vs-rest's class and shared cut, warm start, C="cv", the weights shown)
+    record_keys: ClassVar[frozenset[str]] = frozenset()
+    COMMON_RECORD_KEYS: ClassVar[frozenset[str]] = frozenset(
+        {"class", "stage", "kept", "of", "warm_start", "C_cv", "weights", "weights_label"})
     _fit_params: ClassVar[tuple[str, ...]] = ()  # extra keyword arguments fit() accepts
     accepts_chunked: ClassVar[bool] = False  # fit takes a dask X (kernels.chunked)
 

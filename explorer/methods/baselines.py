@@ -231,6 +231,7 @@ class L1SVM(_LinearL1):
     """
 
     display_name = "ℓ1-SVM"
+    record_keys = frozenset({"C", "converged", "target_k"})  # its records' info keys
     loss_name = "squared_hinge"
     param_specs = (
         ParamSpec("C", "C", 0.05, "float", 1e-8, 1e3, log=True,
@@ -271,6 +272,7 @@ class L1LogReg(_LinearL1):
     """
 
     display_name = "ℓ1-LogReg"
+    record_keys = frozenset({"C", "converged", "target_k"})  # its records' info keys
     loss_name = "logistic"
     multiclass = "ovr"  # liblinear is binary-only; k: the classes' shared cut (base)
     param_specs = (
@@ -332,6 +334,7 @@ class RFESelector(BaseSelector):
     """
 
     display_name = "RFE (linear SVM)"
+    record_keys = frozenset({"converged", "removed"})  # its records' info keys
     sparsity_param = "k"
     multiclass = "native"
     knowledge = frozenset({"exclude", "always_include", "penalty_factor"})
@@ -420,6 +423,7 @@ class FisherSVM(BaseSelector):
     """Fisher-score filter followed by a linear SVM on the ``k`` best-scored features."""
 
     display_name = "Fisher + SVM"
+    record_keys = frozenset({"converged"})  # its records' info keys
     sparsity_param = "k"
     multiclass = "native"
     knowledge = frozenset({"exclude", "always_include", "penalty_factor"})
@@ -472,6 +476,7 @@ class LassoSelector(BaseSelector):
     """
 
     display_name = "Lasso"
+    record_keys = frozenset({"alpha", "converged", "target_k"})  # its records' info keys
     sparsity_param = "alpha"
     more_features_when = "smaller"
     multiclass = "native"

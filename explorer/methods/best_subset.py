@@ -42,6 +42,7 @@ class _Abess(BaseSelector):
     sparsity_param = "k"
     param_specs = _SPECS
     knowledge = frozenset({"exclude", "always_include"})  # abess's own always_select
+    record_keys = frozenset({"criterion", "support_size"})  # its records' info keys
 
     def __init__(self, k: int | None = 10, k_max: int = 50, ic: str = "ebic",
                  fit_intercept: bool = True,

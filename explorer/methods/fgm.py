@@ -201,6 +201,15 @@ class FGM(BaseSelector):
     """
 
     display_name = "FGM"
+    record_keys = frozenset({  # its records' info keys
+        "B", "active_blocks", "added", "added_groups", "before", "block",
+        "block_features", "block_names", "block_norms", "block_scores", "bytes_read",
+        "converged_inner", "groups_kept", "groups_on_path", "groups_visited",
+        "inner_objective", "loss", "loss_after", "loss_before", "n_blocks",
+        "n_generated", "new_features", "passes", "pinned", "pruned", "refine",
+        "runner_scores", "runners_up", "scaling", "solver", "splice_rounds",
+        "spliced_in", "stop_reason"
+    })
     sparsity_param = "k"
     has_bounds = True
     has_inner_trace = True

@@ -132,6 +132,7 @@ class FSManifold(BaseSelector):
     """
 
     display_name = "FS-Manifold"
+    record_keys = frozenset({"gap", "level", "manifold_ratio", "p", "p_top", "rho", "tau"})
     knowledge = frozenset({"exclude", "always_include"})
     sparsity_param = "m"
     multiclass = "native"

@@ -145,6 +145,14 @@ class FSMulti(BaseSelector):
     """
 
     display_name = "FS-multi"
+    record_keys = frozenset({  # its records' info keys
+        "B", "K", "T", "active_blocks", "added", "added_groups", "before", "block",
+        "block_features", "block_names", "block_norms", "block_scores", "bundle_gap",
+        "groups_kept", "groups_on_path", "groups_visited", "inner_gaps",
+        "inner_objective", "intercept_at_bound", "measure", "n_blocks", "new_features",
+        "passes", "pinned", "pruned", "refine", "runner_scores", "runners_up",
+        "scaling", "stop_reason", "unused", "violated"
+    })
     sparsity_param = "k"
     has_bounds = True
     has_inner_trace = True

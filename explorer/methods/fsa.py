@@ -132,6 +132,10 @@ class FSA(BaseSelector):
     """
 
     display_name = "FSA"
+    record_keys = frozenset({  # its records' info keys
+        "M_e", "before", "bytes_read", "eta", "killed", "passes", "values",
+        "work_columns", "working_set"
+    })
     sparsity_param = "k"
     multiclass = "binary"
     supports_warm_start = True

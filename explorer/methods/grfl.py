@@ -131,6 +131,10 @@ class GrFL(BaseSelector):
     """
 
     display_name = "GrFL"
+    record_keys = frozenset({  # its records' info keys
+        "candidate_violations", "group_norms", "inner_objective", "lam", "n_generated",
+        "n_learned", "new_feature", "pooled", "solver", "violation"
+    })
     sparsity_param = "max_features"
     multiclass = "native"
     supports_warm_start = True

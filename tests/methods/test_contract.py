@@ -284,3 +284,38 @@ def test_pickling_mid_fit_leaves_the_running_fit_untouched(name):
     reference = get_method(name)(max_features=6) if name == "grfl" else get_method(name)()
     reference.fit(data.X, data.y, callback=lambda r: r.iteration < 3)
     np.testing.assert_array_equal(est.coef_, reference.coef_)
+
+
+RECORD_FITS = {"fgm": [{}, {"k": 5, "refine": "auto"}, {"B": 2, "k": 3,
+                                                        "groups": np.repeat(np.arange(16), 4)}],
+               "fs-multi": [{"B": 3}, {"B": 3, "k": 5}], "fsa": [{"k": 5, "n_iter": 200}],
+               "fs-manifold": [{"m": 5}], "grfl": [{"max_features": 4, "n_candidates": 20}],
+               "l1-svm": [{"k": 3}], "l1-logreg": [{"k": 3}], "lasso": [{"k": 3}]}
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_record_key_is_declared_on_its_method(name, digits38):
+    """The views and the lessons read a record's ``info`` by name: every key a method writes
+    is declared on its class (``record_keys``) or by the shared machinery
+    (``COMMON_RECORD_KEYS``), on binary, regression and multi-class fits."""
+    import warnings
+
+    from explorer.data import make
+
+    cls = REGISTRY[name]
+    declared = cls.record_keys | cls.COMMON_RECORD_KEYS
+    regression = cls()._task == "regression"
+    data = [make("fsa-regression")] if regression else [digits38]
+    if not regression and cls.multiclass != "binary":
+        data.append(make("wine"))
+    written = set()
+    for params in RECORD_FITS.get(name, [{}]):
+        for ds in data:
+            if "groups" in params and ds.n_features != 64:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = cls(**params).fit(ds.X, ds.y)
+            written |= {key for r in est.history_ for key in r.info}
+    assert written, "no record says anything"
+    assert written <= declared, f"{name} writes undeclared keys {sorted(written - declared)}"

@@ -42,6 +42,10 @@ class ExplorerState(param.Parameterized):
 
     def __init__(self, *, dataset: Dataset | str | None = None, estimator=None,
                  start_worker: bool = True, **params):
+        # the methods registered now, not when this module was imported (a method added
+        # after the app's import is listed too)
+        self.param.method.objects = sorted(REGISTRY)
+        self.param.baselines.objects = sorted(REGISTRY)
         super().__init__(**params)
         self.source = DataSource()
         self._settings = MethodSettings(self.method)

@@ -735,7 +735,8 @@ class ExplorerApp(pn.viewable.Viewer):
             self.tabs.param.watch(self._on_tab, "active")
         return pn.Column(self.message, self.status, self.knowledge_line, self.summary,
                          self.explanation,
-                         self.convergence, self.tabs, sizing_mode="stretch_width")
+                         self.convergence, self.convergence.gap_note, self.tabs,
+                         sizing_mode="stretch_width")
 
     def close(self) -> None:
         """Stop the session's fit, sweep and stability run (the browser tab closed)."""

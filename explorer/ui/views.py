@@ -99,7 +99,9 @@ class ConvergenceView(pn.viewable.Viewer):
                             sizing_mode="stretch_width")
         self.note = pn.pane.Markdown("", css_classes=["convergence-note"], visible=False,
                                      sizing_mode="stretch_width")
-        # what the certified gap's last value means (a path cut to k never closes it)
+        # what the certified gap's last value means (a path cut to k never closes it); the
+        # page places it (a notebook's view has no caption: a Markdown pane updated after a
+        # notebook drew it fetched Panel's loading.css from its CDN, offline an error)
         self.gap_note = pn.pane.Markdown("", css_classes=["gap-note"], visible=False,
                                          sizing_mode="stretch_width")
         self._bounded = self._last = None
@@ -198,7 +200,8 @@ class ConvergenceView(pn.viewable.Viewer):
             if r.lower is not None and r.upper is not None:
                 self._bounded = r
         text = gap_caption(self._bounded, self._last) if self.bounds_box.visible else ""
-        self.gap_note.object = text
+        if text != self.gap_note.object:
+            self.gap_note.object = text
         self.gap_note.visible = bool(text)
 
     def reset(self) -> None:
@@ -252,7 +255,7 @@ class ConvergenceView(pn.viewable.Viewer):
         return len(self._conv.data)
 
     def __panel__(self):
-        return pn.Column(self.note, self.plots, self.gap_note, sizing_mode="stretch_width")
+        return pn.Column(self.note, self.plots, sizing_mode="stretch_width")
 
 
 NAMES_HEIGHT = 80  # px under the entry map for its rotated feature names

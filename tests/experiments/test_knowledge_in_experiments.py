@@ -44,8 +44,8 @@ def test_compare_gives_every_method_the_knowledge_and_its_grid_leaves_room():
 
 
 def test_compare_names_a_method_that_cannot_honour_the_knowledge_before_any_fit():
-    with pytest.raises(ValueError, match="FS-Manifold cannot honour always_include"):
-        compare(["fsa", "fs-manifold"], DATA, cv=3, knowledge={"always_include": [PIN]})
+    with pytest.raises(ValueError, match="GrFL cannot honour always_include"):
+        compare(["fsa", "grfl"], DATA, cv=3, knowledge={"always_include": [PIN]})
     with pytest.raises(ValueError, match="knowledge takes"):
         compare(["fsa", "fisher"], DATA, cv=3, knowledge={"pin": [PIN]})
 

@@ -66,7 +66,7 @@ class CorrelationScreen(BaseSelector):
             raise ValueError("k must be at least 1")
 
     def _fit(self, X, y, recorder, **_):
-        for step, kept, w, b, objective in correlation_screen(X, y, int(self.k),
+        for _step, kept, w, b, objective in correlation_screen(X, y, int(self.k),
                                                               float(self.ridge)):
             self.coef_ = np.zeros(X.shape[1])
             self.coef_[kept] = w

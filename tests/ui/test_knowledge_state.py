@@ -88,11 +88,11 @@ def test_penalty_factor_file(state, tmp_path):
 
 
 def test_a_sweep_gives_every_method_the_knowledge_and_leaves_out_who_cannot(state):
-    state.baselines = ["abess", "fs-manifold"]
+    state.baselines = ["abess", "grfl"]
     state.known.pin(3)
     state.sweep(n_points=3)
     state.wait(300)
-    assert "fs-manifold left out: cannot honour what you know" in state.sweeps.status
+    assert "grfl left out: cannot honour what you know" in state.sweeps.status
     frame = state.sweeps.frame
     assert set(frame["method"]) == {"fsa", "abess", "random"}
     assert frame["value"].min() >= 1

@@ -130,5 +130,5 @@ def test_pin_from_the_table_ban_from_the_map_and_reload(page: Page, server, serv
 
 
 def test_a_method_that_cannot_honour_the_knowledge_says_so(page: Page, server):
-    page.goto(f"{server}/explorer?dataset=breast-cancer&method=fs-manifold&pin=3")
-    wait_text(page, ".message", "FS-Manifold cannot honour always_include", timeout=30)
+    page.goto(f"{server}/explorer?dataset=breast-cancer&method=grfl&pin=3")
+    wait_text(page, ".message", "GrFL cannot honour always_include", timeout=30)

@@ -10,16 +10,22 @@ from explorer.optim.level import level_method
 from explorer.optim.stopping import Stopping
 
 
-def test_level_method_reaches_the_lp_optimum_of_a_piecewise_linear_function():
-    """g(p) = max_j (c_j − G_j·p) over {0 ≤ p ≤ 1, Σp = m}; its exact minimum is an LP."""
-    rng = np.random.default_rng(0)
-    d, J, m = 12, 8, 3.0
+def _piecewise_linear(d: int, J: int, seed: int = 0):
+    """g(p) = max_j (c_j − G_j·p) with J random cuts over d coordinates, and its oracle."""
+    rng = np.random.default_rng(seed)
     c, G = rng.standard_normal(J), rng.standard_normal((J, d))
 
     def oracle(p):
         j = int(np.argmax(c - G @ p))
         return float(c[j] - G[j] @ p), float(c[j]), G[j].copy(), j
 
+    return c, G, oracle
+
+
+def test_level_method_reaches_the_lp_optimum_of_a_piecewise_linear_function():
+    """g(p) = max_j (c_j − G_j·p) over {0 ≤ p ≤ 1, Σp = m}; its exact minimum is an LP."""
+    d, J, m = 12, 8, 3.0
+    c, G, oracle = _piecewise_linear(d, J)
     steps = []
     result = level_method(oracle, d, m, level=0.5, stopping=Stopping(1e-5, 500),
                           on_step=lambda s: steps.append(s) or True)
@@ -86,14 +92,8 @@ def test_fixed_coordinates_held_at_one_reach_the_restricted_lp_optimum():
     """Pinned features (``fixed``) are held at p_j = 1: the level method reaches the LP
     optimum over {p_fixed = 1, 0 ≤ p ≤ 1, Σp = m} — written here as bounds (1, 1) for
     HiGHS —, every point it visits keeps them at 1, and that optimum is above the free one."""
-    rng = np.random.default_rng(0)
     d, J, m, fixed = 12, 8, 3.0, [4, 9]
-    c, G = rng.standard_normal(J), rng.standard_normal((J, d))
-
-    def oracle(p):
-        j = int(np.argmax(c - G @ p))
-        return float(c[j] - G[j] @ p), float(c[j]), G[j].copy(), j
-
+    c, G, oracle = _piecewise_linear(d, J)
     steps = []
     result = level_method(oracle, d, m, level=0.5, stopping=Stopping(1e-5, 500),
                           on_step=lambda s: steps.append(s) or True, fixed=fixed)

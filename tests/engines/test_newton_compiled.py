@@ -86,3 +86,19 @@ def test_compiled_surgeon_loop_is_the_written_out_elimination(pinned):
     surgeon_loop(Hinv.copy(), w.copy(), m, keep, score, start)
     np.testing.assert_array_equal(score, expect)
     assert np.all(score[pinned] == m) and np.sum(score == m) == keep
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge"])
+def test_narrow_surgeon_order_builds_the_hessian_the_numpy_path_builds(loss, fit_intercept,
+                                                                       monkeypatch):
+    A, y = _problem(7, n=150, k=10)
+    problem = refine.Restricted(y, make_loss(loss), 3.0, fit_intercept, None)
+    coef, intercept, *_ = refine.newton_l2(problem, A, tol=1e-12)
+    model = refine.Fitted(np.arange(10), coef, A @ coef + intercept)
+    compiled = refine.surgeon_order(problem, A, model, keep=3, pinned=np.isin(range(10), [4]))
+    monkeypatch.setattr(refine, "COMPILED_COLUMNS", 0)  # the numpy Hessian and inverse
+    numpy_path = refine.surgeon_order(problem, A, model, keep=3,
+                                      pinned=np.isin(range(10), [4]))
+    np.testing.assert_array_equal(compiled, numpy_path)
+    assert compiled[4] == 10 and np.sum(compiled == 10) == 3

@@ -21,19 +21,38 @@ COMPILED_CELLS = 200_000  # … on up to this many rows × columns
 
 
 @nb.njit(nogil=True, cache=True)
-def _curvature(z, code, h):
-    """l″(z) of the loss ``code`` (the squared hinge's generalised one: 1 where violated)."""
+def _slope_curvature(z, code, h):
+    """(l′(z), l″(z)) of the loss ``code`` (the squared hinge's generalised l″: 1 where
+    violated); the logistic loss's from one exponential."""
     if code == 0:
-        return 1.0 if z < 1.0 else 0.0
+        return (z - 1.0, 1.0) if z < 1.0 else (0.0, 0.0)
     if code == 1:
         e = np.exp(-abs(z))
-        return e / ((1.0 + e) * (1.0 + e))
+        s = 1.0 / (1.0 + e)
+        return (-e * s if z >= 0.0 else -s), e * s * s
     if code == 2:
-        return 1.0 / (2.0 * h) if abs(1.0 - z) <= h else 0.0
+        return loss_scalar(z, code, h)[1], (1.0 / (2.0 * h) if abs(1.0 - z) <= h else 0.0)
     if code == 3:
         u = min(z - 1.0, 0.0)
-        return 2.0 * (1.0 - u * u) / ((1.0 + u * u) * (1.0 + u * u)) if u < 0.0 else 0.0
-    return 1.0
+        curvature = 2.0 * (1.0 - u * u) / ((1.0 + u * u) * (1.0 + u * u)) if u < 0.0 else 0.0
+        return loss_scalar(z, code, h)[1], curvature
+    return z, 1.0
+
+
+@nb.njit(nogil=True, cache=True, fastmath=True)
+def _bordered_gram(columns, d2, weighted, H):
+    """H = [A 1]ᵀ diag(d2) [A 1] from ``columns`` = [A 1]ᵀ: column by column, each entry one
+    contiguous reduction (vectorised; summed in the same order on any number of threads)."""
+    size, n = columns.shape
+    for a in range(size):
+        for i in range(n):
+            weighted[i] = d2[i] * columns[a, i]
+        for c in range(a, size):
+            total = 0.0
+            for i in range(n):
+                total += weighted[i] * columns[c, i]
+            H[a, c] = total
+            H[c, a] = total
 
 
 @nb.njit(nogil=True, cache=True)
@@ -66,34 +85,24 @@ def newton_l2_compiled(A, y, code, h, C, fit_intercept, tol, max_iter, w0, b0, u
     steps = 0
     g = np.empty(k + 1)
     H = np.empty((k + 1, k + 1))
+    columns = np.ones((k + 1, n))  # [A 1]ᵀ, each column of the problem contiguous
+    columns[:k] = A.T
+    weighted = np.empty(n)
     r = np.empty(n)
     d2 = np.empty(n)
     for _ in range(max_iter):
         f = A @ w + b
         for i in range(n):
-            z = y[i] * f[i]
-            r[i] = C * y[i] * loss_scalar(z, code, h)[1]
-            d2[i] = C * _curvature(f[i] * y[i], code, h)
+            slope, curvature = _slope_curvature(y[i] * f[i], code, h)
+            r[i] = C * y[i] * slope
+            d2[i] = C * curvature
         for a in range(k):
             g[a] = w[a]
         g[:k] += A.T @ r
         g[k] = r.sum() if fit_intercept else 0.0
-        H[:, :] = 0.0
-        for i in range(n):
-            di = d2[i]
-            if di == 0.0:
-                continue
-            for a in range(k):
-                va = di * A[i, a]
-                for c in range(a, k):
-                    H[a, c] += va * A[i, c]
-                H[a, k] += va
-            H[k, k] += di
+        _bordered_gram(columns, d2, weighted, H)
         for a in range(k):
             H[a, a] += 1.0
-            for c in range(a + 1, k):
-                H[c, a] = H[a, c]
-            H[k, a] = H[a, k]
         if fit_intercept:
             H[k, k] += 1e-12 * max(1.0, H[k, k])
         else:
@@ -124,6 +133,24 @@ def newton_l2_compiled(A, y, code, h, C, fit_intercept, tol, max_iter, w0, b0, u
         steps += 1
         trace[steps] = F
     return w, b, steps
+
+
+@nb.njit(nogil=True, cache=True)
+def surgeon_compiled(A, d2, fit_intercept, w, keep, score, alive):
+    """:func:`surgeon_loop` from the restricted columns ``A`` (n × m) and the curvature
+    weights ``d2``: H = I + Aᵀ diag(d2) A, bordered by the intercept's row when
+    ``fit_intercept``, inverted here (``w`` has H's size)."""
+    n, m = A.shape
+    size = m + 1 if fit_intercept else m
+    columns = np.ones((size, n))
+    columns[:m] = A.T
+    H = np.empty((size, size))
+    _bordered_gram(columns, d2, np.empty(n), H)
+    for a in range(m):
+        H[a, a] += 1.0
+    if fit_intercept:
+        H[m, m] += 1e-12 * max(1.0, H[m, m])
+    surgeon_loop(np.linalg.inv(H), w, m, keep, score, alive)
 
 
 @nb.njit(nogil=True, cache=True)

@@ -32,7 +32,13 @@ import scipy.sparse as sp
 
 from ...kernels import dense_gram, dense_take_rows, one_blas_thread, take_columns
 from ...optim import BlockCache, MarginLoss, SolverResult, Stopping
-from ._newton import COMPILED_CELLS, COMPILED_COLUMNS, newton_l2_compiled, surgeon_loop
+from ._newton import (
+    COMPILED_CELLS,
+    COMPILED_COLUMNS,
+    newton_l2_compiled,
+    surgeon_compiled,
+    surgeon_loop,
+)
 from .l12 import L12Problem, solve_l12
 
 OVERSELECT = 1.5  # blocks of ⌈1.5·B⌉: the selection pruned back to the paper's size
@@ -123,8 +129,9 @@ def surgeon_order(problem: Restricted, X, model: Fitted, *, keep: int = 0,
     row when ``fit_intercept``; the intercept is never eliminated). Each step drops the q of
     least saliency ``w_q² / (2 [H⁻¹]_qq)``, moves the others by ``−w_q H⁻¹e_q / [H⁻¹]_qq``
     and takes q out of H⁻¹ by the matching rank-one downdate (on one BLAS thread:
-    :func:`~explorer.kernels.one_blas_thread`). ``pinned`` (a mask over ``columns``) are
-    never eliminated: they keep the top score and count among the ``keep``."""
+    :func:`~explorer.kernels.one_blas_thread`; narrow models in one compiled call,
+    :func:`~explorer.engines.fgm._newton.surgeon_compiled`). ``pinned`` (a mask over
+    ``columns``) are never eliminated: they keep the top score and count among the ``keep``."""
     with one_blas_thread():
         return _surgeon_order(problem, X, model, keep, pinned)
 
@@ -136,6 +143,15 @@ def _surgeon_order(problem: Restricted, X, model: Fitted, keep: int, pinned):
     A = A.toarray() if sp.issparse(A) else np.asarray(A, dtype=np.float64)
     d2 = float(problem.C) * curvature_weights(problem.loss, problem.y, model.margins)
     size = m + 1 if fit_intercept else m
+    w = np.zeros(size)
+    w[:m] = model.coef
+    score = np.full(m, float(m))
+    alive = np.ones(m, dtype=np.bool_) if pinned is None else ~np.asarray(pinned, dtype=bool)
+    keep = max(int(keep), m - int(alive.sum()))
+    if m <= COMPILED_COLUMNS and A.shape[0] * m <= COMPILED_CELLS:
+        surgeon_compiled(np.ascontiguousarray(A), np.ascontiguousarray(d2, dtype=np.float64),
+                         bool(fit_intercept), w, keep, score, alive)
+        return score
     H = np.empty((size, size))
     # d2 ≥ 0 (the losses are convex): AᵀDA as the Gram of the rows times √d2
     H[:m, :m] = dense_gram(np.asfortranarray(A * np.sqrt(d2)[:, None]))
@@ -147,11 +163,6 @@ def _surgeon_order(problem: Restricted, X, model: Fitted, keep: int, pinned):
         Hinv = np.linalg.inv(H)
     except np.linalg.LinAlgError:
         Hinv = np.linalg.pinv(H)
-    w = np.zeros(size)
-    w[:m] = model.coef
-    score = np.full(m, float(m))
-    alive = np.ones(m, dtype=np.bool_) if pinned is None else ~np.asarray(pinned, dtype=bool)
-    keep = max(int(keep), m - int(alive.sum()))
     surgeon_loop(np.ascontiguousarray(Hinv), w, m, keep, score, alive)
     return score
 

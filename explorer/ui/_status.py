@@ -210,10 +210,6 @@ class Feedback(param.Parameterized):
         self.explanation = ""
         self.status = IDLE
 
-    def waiting(self) -> None:
-        """A page whose first fit starts once the browser has drawn it."""
-        self.status = "Selected: – features · starting the fit…"
-
     def starting(self, *, compiling: bool) -> None:
         self.status = "Selected: – features · running…" + (
             " (first run: compiling the numerical kernels, a few seconds once)"

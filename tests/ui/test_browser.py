@@ -138,8 +138,9 @@ def test_upload_good_file_then_bad_file(page: Page, server, tmp_path, shot):
 
 
 def test_stop_cancels_a_long_fit_cleanly(page: Page, server, shot):
+    # 4,096 rows: the fit starts with the session and must outlast the page's loading
     page.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=2&max_outer=200&tol=0"
-              "&inner_tol=1e-12&max_inner=5000")
+              "&inner_tol=1e-12&max_inner=5000&data.n_samples=4096")
     wait_for(lambda: "running" in status(page) and "iteration" in status(page))
     page.locator(".btn-stop button").click()
     wait_text(page, ".message", "Stopped", timeout=30)
@@ -163,8 +164,9 @@ def test_step_runs_one_outer_iteration_and_explains_it(page: Page, server, shot)
 
 
 def test_second_tab_stays_live_during_a_long_fit(page: Page, server, context):
+    # 4,096 rows: the fit starts with the session and must outlast the page's loading
     page.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=2&max_outer=200&tol=0"
-              "&inner_tol=1e-12&max_inner=5000")
+              "&inner_tol=1e-12&max_inner=5000&data.n_samples=4096")
     wait_for(lambda: "running" in status(page))
     other = context.new_page()
     start = time.time()

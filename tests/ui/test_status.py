@@ -137,10 +137,11 @@ def test_feedback_without_a_session_writes_the_line_the_notice_and_the_explanati
     assert said.status == _status.IDLE and said.explanation == ""
 
 
-def test_a_served_page_says_its_fit_is_starting_until_the_page_is_there(monkeypatch):
-    """Under a class's load the browser drew the page 8-12 s before its onload callback ran
-    and started the fit, and the line said "Selected: 0 features" meanwhile: it says the fit
-    is starting, and the fit starts once the page is loaded."""
+def test_a_served_page_starts_its_fit_with_the_session_and_draws_once_loaded(monkeypatch):
+    """Under a class's load the browser drew the page 8-12 s before its onload callback ran,
+    and a fit started there left the line at "Selected: 0 features" meanwhile: the fit starts
+    with the session, and its curves are drawn once the page is loaded (drawn into a page
+    still loading, they kept the browser busy and *Stop* arrived 3.5 s late)."""
     import panel as pn
 
     from explorer.ui import app as app_module
@@ -149,16 +150,25 @@ def test_a_served_page_says_its_fit_is_starting_until_the_page_is_there(monkeypa
     loads = []
     monkeypatch.setattr(pn.state, "onload", loads.append)
     monkeypatch.setattr(pn.state, "on_session_destroyed", lambda callback: None)
-    monkeypatch.setattr(pn.state, "add_periodic_callback", lambda *a, **k: None)
+    monkeypatch.setattr(app_module, "poll_every", lambda callback: None)
     explorer = app_module.ExplorerApp(dataset="breast-cancer",
                                       query={"method": "fsa", "k": "5"})
     try:
         explorer.servable_template()
-        assert explorer.state.feedback.status == "Selected: – features · starting the fit…"
+        assert explorer.state.fits.running or explorer.state.estimator is not None
+        token = explorer.state.fits.token
+        assert explorer.state.feedback.status.startswith("Selected: – features · running")
+        explorer.state.fits.wait(60)
+        for _ in range(3):
+            explorer._tick()
+        assert explorer.state.estimator is not None  # fitted before the page is there …
+        assert "done" in explorer.state.feedback.status
+        assert len(explorer.convergence._conv.data) == 0  # … and not drawn into it
         assert len(loads) == 1
         loads[0]()  # the page is there
-        assert explorer.state.fits.running or explorer.state.estimator is not None
-        explorer.state.wait(60)
-        assert explorer.state.estimator is not None
+        assert explorer.state.fits.token == token  # no second fit
+        for _ in range(3):
+            explorer._tick()
+        assert len(explorer.convergence._conv.data) == len(explorer.state.records) > 0
     finally:
         explorer.close()

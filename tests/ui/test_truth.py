@@ -605,10 +605,17 @@ CLICK_STOP = """() => {
 
 
 def test_stop_lands_within_an_inner_step_and_says_stopped(page: Page, server, shot):
+    # 4,096 rows: the fit starts with the session and must outlast the page's loading
     page.goto(f"{server}/explorer?dataset=fgm-type1&method=fgm&B=2&max_outer=200&tol=0"
-              "&inner_tol=1e-12&max_inner=5000")
-    wait_for(lambda: (lambda m: m and int(m.group(1)) >= 8)(
-        re.search(r"iteration (\d+) .*running", status(page))), timeout=60)
+              "&inner_tol=1e-12&max_inner=5000&data.n_samples=4096")
+
+    def iteration():
+        m = re.search(r"iteration (\d+) .*running", status(page))
+        return int(m.group(1)) if m else None
+
+    first = wait_for(iteration, timeout=60)
+    # past the first draw of what the fit recorded before the page was there
+    wait_for(lambda: (iteration() or 0) >= first + 4, timeout=60)
     page.evaluate(CLICK_STOP)
     page.wait_for_function("() => window.__stopped !== null", timeout=30000, polling=20)
     latency = page.evaluate("window.__stopped") / 1000

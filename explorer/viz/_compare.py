@@ -8,7 +8,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 
-from ._elements import PALETTE, log_span
+from ._elements import PALETTE, log_span, log_x
 
 DODGE = 0.035  # each other method's bars shifted by this share of a decade, to be told apart
 
@@ -57,7 +57,7 @@ def difference_plot(differences: pd.DataFrame, method: str, label: str,
         ys.extend(low[np.isfinite(low)].tolist() + high[np.isfinite(high)].tolist())
     ys = np.asarray(ys, dtype=float)
     pad = max(0.08 * (ys.max() - ys.min()), 0.5 if scale == 100.0 else 1e-3)
-    limits = {"xlim": log_span(xs) if xs else (1, 100),
+    limits = {**log_x(log_span(xs) if xs else (1, 100)),
               "ylim": (float(ys.min() - pad), float(ys.max() + pad))}
     return hv.Overlay(items).opts(xlabel="#selected features (log scale)", logx=True,
                                   ylabel=y.label, legend_position="bottom_right", **limits)

@@ -277,6 +277,14 @@ def log_ticks(low, high, most: int = 8) -> list[float] | None:
     return ticks if len(ticks) >= 3 else None
 
 
+def log_x(span) -> dict:
+    """``xlim`` (and ``xticks`` from :func:`log_ticks`) for a log #features axis: every such
+    axis labels 1, 2, 5, 10, 20, 50 …, where Bokeh's own ticks crowded 30 40 50 60 70 80 at
+    the right end of one plot and wrote 10⁰ 10¹ under the plot beside it."""
+    ticks = log_ticks(*span)
+    return {"xlim": span, **({} if ticks is None else {"xticks": ticks})}
+
+
 def kept_curve(data: pd.DataFrame, schedule: bool = False) -> hv.Overlay:
     """Selected features per iteration, with points (a one-iteration fit shows); FSA adds
     its schedule M_e, on a log axis: it falls from all M variables to k (1,000 → 10) in a few
@@ -570,11 +578,15 @@ def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
     if "_below" in frame:
         ys = np.concatenate([ys, (centre - frame["_below"]).to_numpy(),
                              (centre + frame["_above"]).to_numpy()])
-    limits = {"xlim": log_span(xs) if np.isfinite(xs).any() else (1, 100)}
+    limits = log_x(log_span(xs) if np.isfinite(xs).any() else (1, 100))
     ys = ys[np.isfinite(ys)]
     if ys.size:
         pad = max(0.05 * (ys.max() - ys.min()), 1e-3 * max(1.0, abs(ys.max())))
-        limits["ylim"] = (ys.min() - pad, ys.max() + pad)
+        bottom, top = ys.min() - pad, ys.max() + pad
+        if bounded:  # a share's axis shows no value outside [0, 1]: a sliver for the marks
+            sliver = 0.01 * (top - bottom)
+            bottom, top = max(bottom, -sliver), min(top, 1.0 + sliver)
+        limits["ylim"] = (bottom, top)
     return hv.Overlay(items).opts(xlabel="#selected features (log scale)", ylabel=label,
                                   logx=True, legend_position="bottom_right", **limits)
 
@@ -599,9 +611,12 @@ def fit_time_plot(frame: pd.DataFrame, methods: Sequence[str] = ()) -> hv.Overla
     # the ranges from the data every time (a log axis needs positive ones; a DynamicMap
     # keeps the first frame's limits otherwise)
     xs, ts = frame["swept_n_selected"].astype(float), frame["fit_time"].astype(float)
-    limits = {"xlim": (1, 100), "ylim": (1e-3, 1)} if frame.empty else \
-        {"xlim": (max(0.8, xs.min() / 1.25), xs.max() * 1.25),
+    limits = {**log_x((1, 100)), "ylim": (1e-3, 1)} if frame.empty else \
+        {**log_x((max(0.8, xs.min() / 1.25), xs.max() * 1.25)),
          "ylim": (ts.min() / 2, ts.max() * 2)}
+    ticks = log_ticks(*limits["ylim"])
+    if ticks is not None:
+        limits["yticks"] = ticks
     return hv.Overlay(items).opts(xlabel="#selected features (log scale)",
                                   ylabel="seconds per fit", logx=True, logy=True,
                                   show_legend=False, **limits)

@@ -10,7 +10,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 
-from ._elements import PALETTE, log_span
+from ._elements import PALETTE, log_span, log_x
 
 MOST_PATHS = 40  # feature curves drawn on a path plot (the most probable / largest)
 OTHER_COLOR = "#b0b0b0"
@@ -48,7 +48,7 @@ def stability_path_plot(ks: Sequence[int], probabilities: np.ndarray, names: Seq
                     color=OTHER_COLOR, line_width=1, alpha=0.7, tools=["hover"], framewise=True)
             items.append(curve)
     span = log_span(ks) if ks.size else (1, 100)
-    return hv.Overlay(items).opts(title=title, logx=True, xlim=span, ylim=(0, 1.02),
+    return hv.Overlay(items).opts(title=title, logx=True, **log_x(span), ylim=(0, 1.02),
                                   xlabel=x.label, ylabel=y.label,
                                   legend_position="right")
 
@@ -76,9 +76,9 @@ def coefficient_path_plot(frame: pd.DataFrame,
         limits = {"ylim": (min(0.0, float(ys.min())) - pad, max(0.0, float(ys.max())) + pad)}
     else:
         limits = {}
-    return hv.Overlay(items).opts(title=title, logx=True, xlim=log_span(ks) if ks else
-                                  (1, 100), xlabel=x.label, ylabel=y.label, show_legend=False,
-                                  **limits)
+    return hv.Overlay(items).opts(title=title, logx=True,
+                                  **log_x(log_span(ks) if ks else (1, 100)), xlabel=x.label,
+                                  ylabel=y.label, show_legend=False, **limits)
 
 
 def redundancy_heatmap(corr: pd.DataFrame,

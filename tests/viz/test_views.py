@@ -782,3 +782,38 @@ def test_the_apps_view_tabs_are_named_in_the_order_of_the_page():
         assert app._showing("selected") and not app._showing("map")
     finally:
         app.state.close()
+
+
+def test_a_shares_axis_ends_at_one_whatever_its_bands():
+    """An accuracy of 1.0 with a band drew the axis up to 1.05 (a tick label above 1)."""
+    frame = pd.DataFrame({"method": ["a"] * 3, "n_selected": [1, 4, 16],
+                          "accuracy": [0.7, 0.95, 1.0], "accuracy_low": [0.6, 0.9, 0.97],
+                          "accuracy_high": [0.8, 1.0, 1.0], "value": [1, 2, 3],
+                          "fit_time": [0.1] * 3})
+    bounded = hv.render(viz.accuracy_plot(frame, "accuracy", bounded=True))
+    assert 1.0 <= bounded.y_range.end <= 1.0 + 0.01 * (1.0 - 0.55)
+    assert bounded.y_range.start < 0.6  # the lowest band is shown
+    free = hv.render(viz.accuracy_plot(frame, "accuracy"))  # an RMSE, say: padded
+    assert free.y_range.end > 1.01
+
+
+def test_every_features_axis_labels_one_two_five():
+    """Bokeh's own log ticks crowded 30 40 50 60 70 80 at the right of the fit-time plot and
+    wrote 10⁰ 10¹ under the differences plot beside it: every #features axis labels 1, 2, 5,
+    10, 20, 50 over its span."""
+    from explorer.viz._compare import difference_plot
+
+    frame = pd.DataFrame({"method": ["a"] * 4, "n_selected": [1, 3, 11, 64],
+                          "accuracy": [0.7, 0.8, 0.9, 0.95], "value": [1, 3, 11, 64],
+                          "fit_time": [0.003, 0.01, 0.05, 0.2]})
+    for overlay in (viz.accuracy_plot(frame, "accuracy", bounded=True),
+                    viz.fit_time_plot(frame)):
+        axis = hv.render(overlay).xaxis[0]
+        assert list(axis.ticker.ticks) == [1, 2, 5, 10, 20, 50]
+    times = hv.render(viz.fit_time_plot(frame)).yaxis[0]
+    assert list(times.ticker.ticks) == pytest.approx([0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2])
+    diffs = pd.DataFrame({"method": ["a"] * 3, "other": ["b"] * 3, "value": [1, 8, 60],
+                          "mean": [0.01, 0.02, 0.0], "low": [-0.01, 0.0, -0.02],
+                          "high": [0.03, 0.04, 0.02], "verdict": ["no difference"] * 3})
+    axis = hv.render(difference_plot(diffs, "a", "accuracy")).xaxis[0]
+    assert list(axis.ticker.ticks) == [1, 2, 5, 10, 20, 50]

@@ -266,12 +266,14 @@ class BoundedFileDropper(pn.widgets.FileDropper):
     """A file upload that travels in chunks of ``UPLOAD_CHUNK`` bytes (a whole file in one
     websocket message closed the connection above ~53 MB, silently) and refuses a file
     above ``limit_bytes`` at its first chunk: ``on_too_large(name, approx_bytes)`` is called
-    and the rest of its chunks are dropped, never held in memory."""
+    and the rest of its chunks are dropped, never held in memory; ``on_refused_sent(name)``
+    once the browser has sent its last chunk (its drop zone then reads "Upload complete")."""
 
-    def __init__(self, limit_bytes: float, on_too_large, **params):
+    def __init__(self, limit_bytes: float, on_too_large, on_refused_sent=None, **params):
         super().__init__(**params)
         self._limit = limit_bytes
         self._on_too_large = on_too_large
+        self._on_refused_sent = on_refused_sent
         self._refused: set[str] = set()
 
     def _process_event(self, event):
@@ -284,14 +286,52 @@ class BoundedFileDropper(pn.widgets.FileDropper):
                     self._refused.add(name)
                     self._on_too_large(name, data["total_chunks"] * self.chunk_size)
             if name in self._refused:
+                if data["chunk"] == data["total_chunks"] and self._on_refused_sent:
+                    self._on_refused_sent(name)
                 return
         super()._process_event(event)
 
 
-def file_input(css: str, limit_bytes: float, on_too_large):
-    return BoundedFileDropper(limit_bytes, on_too_large, accepted_filetypes=UPLOAD_TYPES,
-                              chunk_size=UPLOAD_CHUNK, multiple=False, layout="compact",
-                              css_classes=[css], sizing_mode="stretch_width", width=None)
+class UploadBox(pn.viewable.Viewer):
+    """The upload drop zone in a box of its own, so that a refused file can be taken off the
+    page: the browser's drop zone says "Upload complete" for every file it sent, also one the
+    server refused (too large, unreadable) beside the refusal in red — :meth:`clear` puts an
+    empty drop zone in its place. ``on_file(*_)`` is called when a file arrived (read it
+    from :attr:`value`)."""
+
+    def __init__(self, css: str, limit_bytes: float, on_too_large, on_file):
+        super().__init__()
+        self._make = lambda: BoundedFileDropper(
+            limit_bytes, on_too_large, self._later_clear, accepted_filetypes=UPLOAD_TYPES,
+            chunk_size=UPLOAD_CHUNK, multiple=False, layout="compact", css_classes=[css],
+            sizing_mode="stretch_width", width=None)
+        self._on_file = on_file
+        self.dropper = self._fresh()
+        self._box = pn.Column(self.dropper, sizing_mode="stretch_width", margin=0)
+
+    def _fresh(self) -> BoundedFileDropper:
+        dropper = self._make()
+        dropper.param.watch(self._on_file, "value")
+        return dropper
+
+    @property
+    def value(self) -> dict:
+        return self.dropper.value
+
+    def clear(self) -> None:
+        """An empty drop zone instead of the one showing the refused file."""
+        self.dropper = self._fresh()
+        self._box.objects = [self.dropper]
+
+    def _later_clear(self, _name: str) -> None:
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            doc.add_next_tick_callback(self.clear)  # after the event that said so
+        else:
+            self.clear()
+
+    def __panel__(self):
+        return self._box
 
 
 def download(label: str, filename: str, callback, css: str):

@@ -189,9 +189,8 @@ class ExplorerApp(pn.viewable.Viewer):
         self.dataset_select = W.select("Dataset", names, s.dataset, "select-dataset")
         self.dataset_select.param.watch(self._on_dataset_select, "value")
         self.dataset_knobs = pn.Column(sizing_mode="stretch_width")
-        self.upload = W.file_input("upload-file", max_upload_mb() * 1024 * 1024,
-                                   self._on_too_large)
-        self.upload.param.watch(self._on_upload, "value")
+        self.upload = W.UploadBox("upload-file", max_upload_mb() * 1024 * 1024,
+                                  self._on_too_large, self._on_upload)
         self._last_upload = None
         self.label_select = W.select("Label column", [], None, "select-label", visible=False)
         self.label_select.param.watch(self._on_label, "value")
@@ -394,6 +393,9 @@ class ExplorerApp(pn.viewable.Viewer):
         if self.state.upload(content, name):
             self._after_upload()
             self._sync_url()
+        else:  # refused: the drop zone would say "Upload complete" beside the refusal
+            self._last_upload = None
+            self.upload.clear()
 
     def _after_upload(self):
         s = self.state

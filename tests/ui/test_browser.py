@@ -132,6 +132,9 @@ def test_upload_good_file_then_bad_file(page: Page, server, tmp_path, shot):
     page.locator(".upload-file input[type=file]").set_input_files(str(bad))
     message = wait_text(page, ".message", "corrupted.csv")
     assert "ragged" in message
+    # the drop zone does not say "Upload complete" beside the refusal: it is empty again
+    wait_for(lambda: page.locator(".upload-file .filepond--item").count() == 0, timeout=10)
+    assert "Upload complete" not in page.locator(".upload-file").inner_text()
     # the previous data is still there and usable
     assert "measurements.csv" in text(page, ".data-summary")
     shot(page)

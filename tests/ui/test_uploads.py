@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from .test_browser import settled_status, text, wait_text
 from .test_truth import label
@@ -30,6 +30,10 @@ def test_upload_over_the_limit_is_refused_and_the_session_keeps_working(
     message = wait_text(page, ".message", big.name, timeout=60)
     assert "above this server's upload limit of 50 MB" in message
     assert "explorer serve --data" in message
+    # once the browser has sent the file, its drop zone is emptied rather than saying
+    # "Upload complete" beside the refusal
+    expect(page.locator(".upload-file .filepond--item")).to_have_count(0, timeout=60_000)
+    assert "Upload complete" not in page.locator(".upload-file").inner_text()
     assert "digits-3v8" in text(page, ".data-summary")  # the data in use stays
     # the session still answers: another method refits on the same data
     page.locator(".select-method select").select_option(label("fgm"))

@@ -91,8 +91,10 @@ class GrFL(BaseSelector):
         Keep the generated features and weights for the next fit.
     always_include, exclude, penalty_factor, positive
         What the user knows, keyword-only (:mod:`explorer.methods.knowledge`): features
-        always in, never in, a factor per feature, non-negative weights. GrFL honours none
-        of them; it refuses the others with a message that names the methods that can.
+        always in, never in, a factor per feature, non-negative weights. GrFL honours
+        ``exclude`` (its features are learned over the other inputs; not with Gabor features
+        or an image shape, whose pixels must stay on their grid) and refuses the others with
+        a message that names the methods that can.
 
     Attributes
     ----------
@@ -141,7 +143,7 @@ class GrFL(BaseSelector):
     has_inner_trace = True
     _fit_params = ("image_shape", "feature_family")
     _transient = ("_master", "_space")
-    knowledge = frozenset()  # features it generates over groups of inputs: none yet
+    knowledge = frozenset({"exclude"})  # its features mix inputs: no pin or factor per input
     param_specs = (
         ParamSpec("family", "feature family", "fourier", "choice",
                   choices=("fourier", "fourier-multi", "gabor")),
@@ -374,11 +376,37 @@ class GrFL(BaseSelector):
         return {"active": float(active), "inactive": float(inactive),
                 "candidates": float(max(0.0, viol.max(initial=0.0) / self.lam_ - 1.0))}  # eq. 7
 
+    def _fit_allowed(self, X, y, know, callback, fit_params):
+        """``exclude``: the features learned over the other inputs (:meth:`BaseSelector
+        ._fit_allowed`); ``input_importance_`` spread back over every input (0 on the
+        excluded ones)."""
+        if self.family == "gabor" or fit_params.get("image_shape") is not None or \
+                getattr(self, "image_shape", None) is not None:
+            raise ValueError("GrFL: exclude leaves pixels out of an image, and Gabor "
+                             "features need the whole grid; use the Fourier family, or "
+                             "leave the pixels out of X yourself")
+        super()._fit_allowed(X, y, know, callback, fit_params)
+        full = np.zeros(self.n_features_in_)
+        full[self.allowed_features_] = self.submodel_.input_importance_
+        self.input_importance_ = full
+        return self
+
+    def _on_allowed(self, X):
+        """X's allowed columns when fitted with ``exclude``, else None."""
+        if self.__dict__.get("submodel_") is None:
+            return None
+        from ..kernels import take_columns
+
+        return take_columns(self._validate_X(X, reset=False), self.allowed_features_)
+
     # ------------------------------------------------------------------ predict
     def transform(self, X):
         """The learned feature responses (n × #generated columns), normalised as in training."""
         from sklearn.utils.validation import check_is_fitted
 
+        allowed = self._on_allowed(X)
+        if allowed is not None:
+            return self.submodel_.transform(allowed)
         check_is_fitted(self, "_W")
         X = self._validate_X(X, reset=False)
         if not self._params:
@@ -386,6 +414,9 @@ class GrFL(BaseSelector):
         return self.family_.columns(X, self._params) * self._scales[None, :]
 
     def _outputs(self, X) -> np.ndarray:
+        allowed = self._on_allowed(X)
+        if allowed is not None:
+            return self.submodel_._outputs(allowed)
         Phi = self.transform(X)
         if Phi.shape[1] == 0:
             return np.repeat(self._b[None, :], X.shape[0], axis=0)

@@ -234,3 +234,20 @@ def test_knowledge_survives_clone_and_leaves_nothing_behind():
     fit(est, X, Y_BIN)  # the next fit without knowledge is the plain fit
     assert not hasattr(est, "submodel_") and "_knowledge" not in est.__dict__
     np.testing.assert_array_equal(est.support_, fit(get_method("fsa")(k=4), X, Y_BIN).support_)
+
+
+def test_grfl_excludes_inputs_from_its_learned_features_but_not_pixels_of_an_image():
+    """GrFL's Fourier directions mix inputs: an excluded input has weight 0 in every learned
+    direction (its importance is 0) and the model is the one fitted without it; Gabor
+    features need the whole image, so exclude is refused with them."""
+    est = fit(make("grfl", exclude=BANNED), X, Y_BIN)
+    assert est.input_importance_.shape == (P,) and np.all(est.input_importance_[BANNED] == 0)
+    inner = est.submodel_
+    assert est.transform(X).shape[1] == inner.family_.group_size * len(
+        inner.generated_params_) > 0  # a cosine and a sine per learned direction
+    directions = np.array([p.v for p in inner.generated_params_])
+    assert directions.shape[1] == P - len(BANNED)  # learned over the other inputs
+    pixels = np.random.default_rng(0).normal(size=(60, 16))
+    with pytest.raises(ValueError, match="Gabor features need the whole grid"):
+        get_method("grfl")(family="gabor", exclude=[0], max_features=3).fit(
+            pixels, np.arange(60) % 2, image_shape=(4, 4))

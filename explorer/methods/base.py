@@ -300,14 +300,13 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         self._fit_recorder = recorder
         chosen = self._cross_validated_C(X, y, fit_params, recorder)
         try:
-            if chosen is not None:
-                self.C = chosen  # for this fit only: the parameter stays "cv"
-            self._fit_task(X, y, recorder, fit_params)
+            if chosen is None:
+                self._fit_task(X, y, recorder, fit_params)
+            else:
+                self._fit_at(chosen, X, y, recorder, fit_params)
         finally:
-            del self._fit_recorder
+            self.__dict__.pop("_fit_recorder", None)
             self.__dict__.pop("_path_start", None)  # one fit's start, never the next's
-            if chosen is not None:
-                self.C = "cv"
         self._records = list(recorder._history)  # deferred batches built on first read
         self.n_iter_ = recorder._count
         self.fit_time_ = recorder.elapsed()
@@ -320,6 +319,20 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             else:
                 warnings.warn(message, category, stacklevel=2)
         return self
+
+    def _fit_at(self, C: float, X, y, recorder: Recorder, fit_params) -> None:
+        """``C="cv"``'s fit at the chosen C: a copy of this estimator (its previous fit
+        included, for a warm start) with that C is fitted, and its fitted state becomes this
+        one's; the parameter ``C`` stays "cv" throughout, whoever reads it during the fit."""
+        member = type(self).__new__(type(self))  # not copy.copy: that drops the working state
+        member.__dict__.update(self.__dict__)
+        member.C = C
+        member._fit_task(X, y, recorder, fit_params)
+        params = set(self.get_params(deep=False))
+        fitted = {name: value for name, value in vars(member).items() if name not in params}
+        for name in [n for n in vars(self) if n not in params and n not in fitted]:
+            del self.__dict__[name]  # what the fit dropped
+        self.__dict__.update(fitted)
 
     def _describe(self) -> str:
         return self.display_name or type(self).__name__

@@ -133,3 +133,28 @@ def test_level_method_rejects_a_start_outside_its_set():
         with pytest.raises(ValueError, match="p0 must lie"):
             level_method(oracle, 4, 2, level=0.5, stopping=Stopping(1e-3, 10),
                          on_step=lambda s: True, p0=bad)
+
+
+@pytest.mark.parametrize("name", ["fgm", "l1-svm", "fs-multi"])
+def test_the_parameter_reads_cv_while_the_chosen_C_is_fitted(digits, name):
+    """C="cv" fits a copy at the chosen C: whoever reads the estimator's parameters during
+    the fit (a page exporting its session, a callback) sees "cv", never the chosen number,
+    and the model is the one fitted at that C."""
+    cls = REGISTRY[name]
+    X, y = digits.X[:, :20] / 16.0, digits.y
+    est = cls(C="cv", Cs=[0.1, 1.0], cv=2)
+    seen = []
+    est.fit(X, y, callback=lambda record: seen.append(est.get_params()["C"]))
+    assert seen and set(seen) == {"cv"}
+    at = cls(C=est.C_).fit(X, y)
+    np.testing.assert_allclose(est.coef_, at.coef_, atol=1e-12)
+    assert not any(name.startswith("_fit_recorder") for name in vars(est))
+
+
+def test_a_warm_start_carries_across_cv_fits(digits):
+    """The copy fitted at the chosen C starts from this estimator's previous fit."""
+    est = FGM(C="cv", Cs=[0.1, 1.0], cv=2, warm_start=True, B=2)
+    est.fit(digits.X / 16.0, digits.y)
+    assert not any(r.info.get("warm_start") for r in est.history_)
+    est.fit(digits.X / 16.0, digits.y)
+    assert all(r.info.get("warm_start") for r in est.history_) and est.C == "cv"

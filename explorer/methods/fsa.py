@@ -299,21 +299,16 @@ class FSA(BaseSelector):
 
     def _publish(self, run: AnnealingRun) -> None:
         """The run's current model as this estimator's fitted attributes (in original units)."""
-        m = run.m
-        coef = np.zeros(m)
-        if run.pl:
-            self.basis_ = run.basis
+        m, design = run.m, run.design
+        coef, self.intercept_ = design.model(run.alive, run.beta, run.b)
+        if design.grouped:  # the responses: a group of coefficients per variable
+            self.basis_ = design.basis
             self.beta_groups_ = run.beta.copy()
-            coef[run.alive] = np.linalg.norm(run.beta, axis=1)
-            self.intercept_ = float(run.b)
-        else:
-            coef[run.alive] = run.beta / run.scale[run.alive]
-            self.intercept_ = float(run.b - run.mean[run.alive] @ coef[run.alive])
         self.coef_ = coef
         self.kept_ = run.alive.copy()
         support = np.zeros(m, dtype=bool)
         support[run.alive] = True
-        if self.positive and not run.pl:  # a variable held at 0 by the sign is not used
+        if self.positive and not design.grouped:  # held at 0 by the sign: not used
             support &= coef != 0
         self.support_ = support
 

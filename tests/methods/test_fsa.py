@@ -74,8 +74,7 @@ def test_fsa_gradient_in_beta_by_finite_differences(layout, loss):
     est = FSA(k=3, loss=loss)
     config = Annealing(k=3, n_iter=est.n_iter, mu=est.mu, ridge=est.ridge)
     run = AnnealingRun(config, as_layout(X, layout), est._datafit(y, None), eta=0.1)
-    run.work_orig = np.arange(6)
-    run._index_work()
+    run.design.start(run.alive)
     run.beta = rng.normal(size=6)
     run.b = 0.3
 

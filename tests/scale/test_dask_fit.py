@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import explorer.engines.fsa.annealing as annealing_module
+import explorer.engines.fsa.designs as designs_module
 from explorer import FGM, FSA, GrFL
 from explorer.data import DataError
 
@@ -67,8 +67,8 @@ def test_fgm_on_dask_equals_in_memory(sparse, params):
                          ids=["logistic", "huber", "raw"])
 def test_fsa_on_dask_equals_in_memory(sparse, params, monkeypatch):
     # keep the working set lazy for most of the run (it is pulled into memory once small)
-    monkeypatch.setattr(annealing_module, "LOCAL_BYTES", 5_000 if sparse else 240 * 8 * 8)
-    monkeypatch.setattr(annealing_module, "_cluster_memory", lambda: 0)  # never persisted
+    monkeypatch.setattr(designs_module, "LOCAL_BYTES", 5_000 if sparse else 240 * 8 * 8)
+    monkeypatch.setattr(designs_module, "_cluster_memory", lambda: 0)  # never persisted
     X, y = _problem(m=150, sparse=sparse)
     a = FSA(n_iter=100, **params).fit(X, y)
     b = FSA(n_iter=100, **params).fit(_lazy(X, (80, 40)), y)
@@ -132,7 +132,7 @@ def test_fit_uses_the_active_distributed_client():
 def test_fsa_persists_a_small_working_set_on_the_workers(monkeypatch):
     from distributed import Client, LocalCluster
 
-    monkeypatch.setattr(annealing_module, "LOCAL_BYTES", 240 * 8 * 8)
+    monkeypatch.setattr(designs_module, "LOCAL_BYTES", 240 * 8 * 8)
     X, y = _problem(m=150)
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, memory_limit="4GB",
                       dashboard_address=":0") as cluster, Client(cluster):
@@ -143,7 +143,7 @@ def test_fsa_persists_a_small_working_set_on_the_workers(monkeypatch):
 
 
 def test_fsa_without_a_client_persists_in_this_process(monkeypatch):
-    monkeypatch.setattr(annealing_module, "LOCAL_BYTES", 240 * 8 * 8)
+    monkeypatch.setattr(designs_module, "LOCAL_BYTES", 240 * 8 * 8)
     X, y = _problem(m=150)
     model = FSA(k=6, n_iter=100).fit(_lazy(X, (80, 40)), y)
     assert "persisted" in [r.info["working_set"] for r in model.history_]
@@ -177,8 +177,8 @@ def test_stop_answers_within_a_task_not_a_pass(method, where, monkeypatch):
     """Stop pressed while a pass is running: the pass is given up between two chunk tasks
     (0.1 s each; a pass is 40 of them on 2 threads, ≈ 2 s) and the model is the last
     record's."""
-    monkeypatch.setattr(annealing_module, "LOCAL_BYTES", 0)  # FSA's working set stays lazy
-    monkeypatch.setattr(annealing_module, "PERSIST_SHARE", 0.0)
+    monkeypatch.setattr(designs_module, "LOCAL_BYTES", 0)  # FSA's working set stays lazy
+    monkeypatch.setattr(designs_module, "PERSIST_SHARE", 0.0)
     X, y = _problem()
     lazy = _lazy(X, (60, 30)).map_blocks(_sleepy, seconds=0.1, dtype=np.float64)
     make = (lambda: FGM(B=5)) if method == "fgm" else (lambda: FSA(k=6))

@@ -4,12 +4,11 @@ exact proximal step), then keep the M_e coefficients of largest |β_j| (the sche
 :func:`explorer.engines.fsa.schedules.fsa_schedule`), dropping the other columns for good.
 
 The data term is any :class:`~explorer.optim.datafits.Datafit` (or the pairwise one); the
-design is X standardised implicitly (sparse stays sparse) or the piecewise-linear responses of
-§2.5.1 (``bins``), kept or killed per variable by the norm of its group. The working matrix
-physically shrinks: killed columns are dropped from a compacted copy once they are 10 % of it
-(75 % of a column-major copy, whose compiled steps skip dead columns; a dask working set is
-persisted, then pulled into memory, as it shrinks), so the cost follows
-the area under the schedule (Table 1). Small dense working sets run in the compiled kernel
+design (:mod:`explorer.engines.fsa.designs`) is X standardised implicitly (sparse stays
+sparse; its working matrix physically shrinks as columns die, so the cost follows the area
+under the schedule, Table 1) or the piecewise-linear responses of §2.5.1 (``bins``), kept or
+killed per variable by the norm of its group: both have the same methods, and the loop
+never asks which it has. Small dense working sets run in the compiled kernel
 :func:`~explorer.engines.fsa._compiled.fsa_dense_steps`, a chunk of iterations per call.
 
 :func:`anneal` adds the divergence guard: a run whose loss blows up restarts at half the step.
@@ -17,25 +16,23 @@ the area under the schedule (Table 1). Small dense working sets run in the compi
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
-from ...features import PiecewiseLinearBasis, second_difference
-from ...kernels import column_moments, column_moments_and_xts, xts
+from ...features import PiecewiseLinearBasis
+from ...kernels import column_moments_and_xts, xts
 from ...kernels.chunked import PassInterrupted, interruptible
 from ._compiled import AFTER_CUTS, AT_ONCE, REJECTED, fsa_dense_steps, fsa_next_eta
+from .designs import _unit_if_constant, make_design, standard_moments
 from .schedules import fsa_schedule
 
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
 CHUNK_CELLS = 20_000_000    # cells a compiled chunk may touch before its records stream
 MAX_CHUNK = 512
 KEEP_COLUMN_MAJOR = 0.25    # a column-major working copy is compacted below this alive share
-LOCAL_BYTES = 512 * 2**20   # a dask working set this small is pulled into memory
-PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 MAX_RESTARTS = 30           # halvings of η before a diverging fit gives up
 MAX_HALVINGS = 60           # halvings of η inside one step before the fit counts as diverged
 _NO_PRODUCT = np.zeros(0)  # no first Xᵀr to hand the compiled steps
@@ -280,80 +277,37 @@ class AnnealingRun:
         self.final_loss = np.nan  # the objective of the current model, once a step is taken
         self.last_before = np.nan  # … and of the model before the last step recorded
         self.n, self.m = X.shape
-        self.pl = config.bins is not None
         self.schedule = fsa_schedule(self.m, config.k, config.n_iter, config.mu)
         self.alive = np.arange(self.m)  # original indices of the surviving variables
-        if self.pl:
-            self.basis = PiecewiseLinearBasis(config.bins).fit(X)
-            self.bins, self.frac = self.basis.encode(X)
-            nb = self.basis.n_basis
-            self.beta = np.zeros((self.m, nb))
-            D = second_difference(nb)
-            self.prior = 2.0 * config.ridge * np.eye(nb) + 2.0 * config.smoothness * (D.T @ D)
-            self.prior_prox = np.linalg.inv(np.eye(nb) + eta * self.prior)  # symmetric
-            self._prox_eta = eta
-            self.mean = self.scale = None
-        else:
-            self.basis = None
-            self.beta = np.zeros(self.m)
-            if config.standardize:
-                self.mean, self.scale = moments if moments is not None else standard_moments(X)
-            else:
-                self.mean, self.scale = np.zeros(self.m), np.ones(self.m)
-            self.work = X  # compacted copy of the surviving columns
-            self.work_cols = np.arange(self.m)  # work's columns → positions in alive-space
+        self.design = make_design(X, config, eta, moments, first_product, warm)
+        self.beta = self.design.zeros()
         self.chunked = X if getattr(X, "is_chunked", False) else None  # its pass counters
-        # the work of the run: matrix cells its products read (stored values of a sparse
-        # matrix), and the trial steps the majoriser test rejected
-        self.cells = 0.0
+        # the trial steps the majoriser test rejected
         self.rejected = 0
         self.b = 0.0
         if warm is not None:
             self.beta[warm.support] = warm.coef
             self.b = warm.intercept
-        # Xᵀr of the first step, taken in the pass over X that computed its moments
-        self._first_product = None if warm is not None or self.pl else first_product
+
+    @property
+    def cells(self) -> float:
+        """Matrix cells the run's products read (stored values of a sparse matrix)."""
+        return self.design.cells
+
+    @cells.setter
+    def cells(self, value: float) -> None:
+        self.design.cells = value
 
     # --------------------------------------------------------------- model pieces
     def _outputs(self, beta=None, b=None):
         """X's outputs at the model (``beta`` over the alive variables, zeros for those a
         candidate step kills, and intercept ``b``; by default the current model)."""
-        beta = self.beta if beta is None else beta
-        b = self.b if b is None else b
-        if self.pl:
-            self.cells += float(self.n) * float(self.bins.shape[1])
-            return self.basis.forward(self.bins, self.frac, beta) + b
-        if not beta.any():  # β = 0 (the first step): no pass over X needed
-            return np.full(self.n, float(b))
-        w = np.zeros(self.work_orig.size)
-        alive = self.work_pos >= 0
-        w[alive] = beta[self.work_pos[alive]] / self.scale_work[alive]
-        self._read(self.work)
-        f = np.asarray(self.work @ w.astype(self.work.dtype, copy=False)).ravel()
-        return f.astype(np.float64) + (b - float(self.mean_work @ w))
+        return self.design.outputs(self.beta if beta is None else beta,
+                                   self.b if b is None else b)
 
     def _gradient(self, r):
         """Gradient of the data term only (the prior is applied by its proximal step)."""
-        if self.pl:
-            self.cells += float(self.n) * float(self.bins.shape[1])
-            return self.basis.gradient(self.bins, self.frac, r)
-        if self._first_product is not None:
-            g, self._first_product = self._first_product, None
-        else:
-            self._read(self.work)
-            g = xts(self.work, r)
-        g = (g - self.mean_work * r.sum()) / self.scale_work
-        alive = self.work_pos >= 0
-        full = np.zeros(self.alive.size)
-        full[self.work_pos[alive]] = g[alive]
-        return full
-
-    def _read(self, matrix) -> None:
-        """Count one product over ``matrix`` (its stored values when sparse)."""
-        if getattr(matrix, "is_chunked", False):
-            return  # a dask X counts its own passes
-        self.cells += float(matrix.nnz) if sp.issparse(matrix) else \
-            float(matrix.shape[0]) * float(matrix.shape[1])
+        return self.design.gradient(r, self.alive)
 
     @property
     def passes(self) -> float:
@@ -362,53 +316,8 @@ class AnnealingRun:
         unit = float(self.X.nnz) if sp.issparse(self.X) else float(self.n) * float(self.m)
         return self.cells / max(unit, 1.0)
 
-    def _prior_step(self, beta):
-        """(I + ηP)⁻¹β: the exact prox of the quadratic prior ρ (first-order equal to the
-        paper's gradient step, and stable whatever η·c)."""
-        if self.pl:
-            if self._prox_eta != self.eta:
-                nb = self.prior.shape[0]
-                self.prior_prox = np.linalg.inv(np.eye(nb) + self.eta * self.prior)
-                self._prox_eta = self.eta
-            return beta @ self.prior_prox
-        return beta / (1.0 + 2.0 * self.eta * self.config.ridge)
-
     def _prior_value(self, beta=None):
-        beta = self.beta if beta is None else beta
-        if self.pl:
-            return float(np.einsum("jk,kl,jl->", beta, self.prior, beta) / 2.0)
-        return float(self.config.ridge * np.sum(beta * beta))
-
-    def _compact(self, keep_fraction: float = 0.9):
-        """Drop dead columns from the working data once they are more than ``1 −
-        keep_fraction`` of it. Dense copies are Fortran-ordered: the compiled steps then skip
-        dead columns and can compact less often."""
-        if self.pl:
-            return
-        if self.alive.size > keep_fraction * self.work.shape[1]:
-            self._index_work()
-            return
-        keep_orig = self.alive
-        pos_in_work = np.searchsorted(self.work_orig, keep_orig)
-        if getattr(self.work, "is_chunked", False):
-            self.work = _shrink_chunked(self.work, pos_in_work)
-        else:
-            self.work = self.work[:, pos_in_work] if sp.issparse(self.work) else \
-                np.asfortranarray(self.work[:, pos_in_work])
-            self._read(self.work)  # the copy read the kept columns
-        self.work_orig = keep_orig.copy()
-        self._index_work()
-
-    def _index_work(self):
-        # which of the work's columns are alive, and where their β lives
-        alive_mask = np.zeros(self.m, dtype=bool)
-        alive_mask[self.alive] = True
-        alive_mask = alive_mask[self.work_orig]
-        self.work_pos = np.full(self.work_orig.size, -1)
-        self.work_pos[alive_mask] = np.searchsorted(self.alive, self.work_orig[alive_mask])
-        # dead columns stay in place until compaction but contribute zero
-        self.mean_work = np.where(alive_mask, self.mean[self.work_orig], 0.0)
-        self.scale_work = np.where(alive_mask, self.scale[self.work_orig], 1.0)
+        return self.design.prior_value(self.beta if beta is None else beta, self.config)
 
     # --------------------------------------------------------------- the loop
     def run(self, emit_many, stop_flag=None, interrupt=None, emit_deferred=None) -> str:
@@ -424,9 +333,7 @@ class AnnealingRun:
 
     def _run(self, emit_many, stop_flag, emit_deferred) -> str:
         n_iter = self.config.n_iter
-        if not self.pl:
-            self.work_orig = np.arange(self.m)
-            self._index_work()
+        self.design.start(self.alive)
         self.first = np.nan
         self.stop_flag = stop_flag
         e = 1
@@ -459,12 +366,13 @@ class AnnealingRun:
     def _info(self, e, before, killed, values, weights, eta=None):
         info = {"M_e": int(self.schedule[e - 1]), "before": before, "killed": killed,
                 "weights": weights, "values": values, "eta": self.eta if eta is None else eta,
-                "work_columns": int(self.bins.shape[1] if self.pl else self.work.shape[1])}
+                "work_columns": self.design.work_columns}
         if self.chunked is not None:
-            lazy = getattr(self.work, "is_chunked", False)
+            work = self.design.work
+            lazy = getattr(work, "is_chunked", False)
             info.update({"passes": int(self.chunked.passes),
                          "bytes_read": int(self.chunked.bytes_read),
-                         "working_set": ("persisted" if self.work.persisted else "lazy")
+                         "working_set": ("persisted" if work.persisted else "lazy")
                          if lazy else "in memory"})
         return info
 
@@ -488,13 +396,13 @@ class AnnealingRun:
         M_e = int(self.schedule[e - 1])
         cuts = 0
         for _halving in range(MAX_HALVINGS):
-            beta = self._prior_step(self.beta - self.eta * grad)
+            beta = self.design.prior_step(self.beta - self.eta * grad, self.eta, self.config)
             if self.config.positive:
                 beta = np.maximum(beta, 0.0)
             b = self.b - self.eta * rsum
             keep = None
             if self.alive.size > M_e:
-                size = np.linalg.norm(beta, axis=1) if self.pl else np.abs(beta)
+                size = self.design.size(beta)
                 if self.config.priority is not None:
                     rank = self.config.priority[self.alive]
                     size = np.where(np.isinf(rank), np.inf, size * rank)
@@ -525,17 +433,11 @@ class AnnealingRun:
             killed = np.delete(self.alive, keep)
             self.alive = self.alive[keep]
             self.beta = beta[keep]
-            if self.pl:
-                self.bins = np.asfortranarray(self.bins[:, keep])
-                self.frac = np.asfortranarray(self.frac[:, keep])
-            else:
-                self._compact()
+            self.design.kill(keep, self.alive)
         else:
             self.beta = beta
-        values = np.linalg.norm(self.beta, axis=1) if self.pl else self.beta.copy()
-        if self.pl:
-            self._store()
-        weights = values if self.pl else values / self.scale[self.alive]
+        values = self.design.values(self.beta)
+        weights = self.design.weights(values, self.alive)
         alive = self.alive.copy()
         alive.setflags(write=False)
         self.final_loss = data_new + self._prior_value()
@@ -545,22 +447,24 @@ class AnnealingRun:
     def _compiled(self) -> bool:
         """The compiled kernel runs the linear model on dense data once the working matrix
         is small enough that BLAS threads and per-call overhead cost more than they give."""
-        return (not self.pl and not sp.issparse(self.work)
-                and not getattr(self.work, "is_chunked", False)
+        work = getattr(self.design, "work", None)  # the linear design's
+        return (work is not None and not sp.issparse(work)
+                and not getattr(work, "is_chunked", False)
                 and getattr(self.datafit, "loss", None) is not None
                 and self.datafit.loss.code >= 0
-                and self.n * self.work.shape[1] <= COMPILED_CELLS)
+                and self.n * work.shape[1] <= COMPILED_CELLS)
 
     def _compiled_chunk(self, e):
         """Up to a chunk of iterations from e in the compiled steps
         (:func:`~explorer.engines.fsa._compiled.fsa_dense_steps`), until enough working
         columns are dead that it must be compacted: a tenth of a row-major copy,
         ``1 − KEEP_COLUMN_MAJOR`` of a column-major one."""
-        W = self.work.shape[1]
-        alive = self.work_pos >= 0
+        design = self.design  # linear, dense, in memory
+        W = design.work.shape[1]
+        alive = design.work_pos >= 0
         beta = np.zeros(W)
-        beta[alive] = self.beta[self.work_pos[alive]]
-        X = self.work
+        beta[alive] = self.beta[design.work_pos[alive]]
+        X = design.work
         row_major = bool(X.flags.c_contiguous) and not X.flags.f_contiguous
         # column-major steps skip the dead columns: their work is the alive columns' (a bound
         # for the whole chunk, as columns only die), and compacting can wait until few are left
@@ -577,18 +481,18 @@ class AnnealingRun:
         loss_fn = self.datafit.loss
         work = np.zeros(2)
         first = _NO_PRODUCT
-        if self._first_product is not None:  # the first step's Xᵀr, from the first pass
-            first, self._first_product = self._first_product[self.work_orig], None
+        if design.first_product is not None:  # the first step's Xᵀr, from the first pass
+            first, design.first_product = design.first_product[design.work_orig], None
         b, steps, status, self.first, self.eta, final = fsa_dense_steps(
             X, row_major, self.datafit.y, loss_fn.code, loss_fn.numba_param,
-            self.datafit.weight, self.datafit.point_curvature, self.mean_work,
-            self.scale_work, beta, alive, self.b,
+            self.datafit.weight, self.datafit.point_curvature, design.mean_work,
+            design.scale_work, beta, alive, self.b,
             self.eta, self.rule.eta_max, self.rule.state, MAX_HALVINGS, self.slack,
             self.config.ridge,
             self.config.fit_intercept, self.schedule, e - 1, budget, self.first,
             W - int(np.ceil(keep * W)) + 1, stop, first, loss, betas, masks, intercepts, etas,
             work, np.ones(W) if self.config.priority is None else
-            np.ascontiguousarray(self.config.priority[self.work_orig]),
+            np.ascontiguousarray(self.config.priority[design.work_orig]),
             bool(self.config.positive))
         self.cells += float(work[0])
         self.rejected += int(work[1])
@@ -600,7 +504,8 @@ class AnnealingRun:
             self.b = float(b)
             self.final_loss = float(final)
             self.alive, self.beta, _ = out.model(steps - 1)  # new arrays (fancy indexing)
-            self._compact(KEEP_COLUMN_MAJOR if self.work.flags.f_contiguous else 0.9)
+            design.compact(self.alive,
+                           KEEP_COLUMN_MAJOR if design.work.flags.f_contiguous else 0.9)
         status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
         return out, status
 
@@ -609,43 +514,14 @@ class AnnealingRun:
         info = self._info(e, 0, None, None, None)
         info["eta"] = etas[:steps].tolist()
         extra = {key: info[key] for key in info.keys() - _STEP_KEYS}  # a dask X's counters
+        design = self.design
         return ChunkSteps(loss[:steps].tolist(), intercepts[:steps].tolist(), betas[:steps],
-                          masks[:steps], self.work_pos >= 0, self.work_orig, self.scale,
+                          masks[:steps], design.work_pos >= 0, design.work_orig, design.scale,
                           self.schedule[e - 1:e - 1 + steps].tolist(), info, extra)
 
     def _store(self):
         if self.on_state is not None:
             self.on_state(self)
-
-
-def _shrink_chunked(work, cols):
-    """The surviving columns of a dask working set: kept lazy while large, persisted (on
-    the workers, or here without a distributed client) once they fit a share of that memory,
-    pulled into this process once small (the rest of the run is then the in-memory one).
-    Pass counters carry over."""
-    sub = work.subset(cols)
-    size = sub.memory_bytes
-    if size <= LOCAL_BYTES:
-        return sub.to_memory()
-    if work.persisted:  # slice the persisted chunks once, not on every pass
-        return sub.persist()
-    budget = _cluster_memory()
-    if budget and size <= PERSIST_SHARE * budget:
-        return sub.persist()
-    return sub
-
-
-def _cluster_memory() -> int:
-    """Memory the working set may be persisted into: the total memory limit of the active
-    dask.distributed client's workers, or this machine's physical memory when dask runs
-    here (threaded scheduler)."""
-    try:
-        from distributed import default_client
-
-        info = default_client().scheduler_info()
-    except (ImportError, ValueError):
-        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    return int(sum(w.get("memory_limit", 0) or 0 for w in info.get("workers", {}).values()))
 
 
 def first_pass(X: np.ndarray, datafit) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
@@ -655,20 +531,3 @@ def first_pass(X: np.ndarray, datafit) -> tuple[tuple[np.ndarray, np.ndarray], n
     r = datafit.gradient(np.zeros(X.shape[0]))
     mean, std, product = column_moments_and_xts(X, r)
     return (mean, _unit_if_constant(std)), product
-
-
-def standard_moments(X):
-    """Column means and standard deviations (sparse-safe); zero-variance columns get 1. A
-    column holding a NaN or an infinity, or whose sums overflow, has a mean or a standard
-    deviation that is not finite."""
-    if getattr(X, "is_chunked", False):
-        total, sq = X.column_moments()
-        mean = total / X.shape[0]
-        std = np.sqrt(np.maximum(sq / X.shape[0] - mean**2, 0.0))
-    else:
-        mean, std = column_moments(X)
-    return mean, _unit_if_constant(std)
-
-
-def _unit_if_constant(std):
-    return np.where((std > 0) | np.isnan(std), std, 1.0)

@@ -14,7 +14,7 @@ import pytest
 
 from explorer.cli import main, serve_arguments
 
-from .ui.conftest import ROOT, start_server, stop_server
+from .ui.conftest import ROOT, _free_port, start_server, stop_server
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -54,9 +54,10 @@ def test_default_serve_is_local_and_share_names_its_origins():
 def test_share_listens_everywhere_behind_a_login(tmp_path):
     password = tmp_path / "password"
     password.write_text("correct horse battery\n")
+    port = _free_port()
     proc, url, port, log_path = start_server("--share", "--password-file", str(password),
-                                             "--origin", "127.0.0.1:0",
-                                             log_name="share.log")
+                                             "--origin", f"127.0.0.1:{port}",
+                                             log_name="share.log", port=port)
     try:
         listening = {c.laddr.ip for p in [psutil.Process(proc.pid)]
                      for c in p.net_connections(kind="inet")

@@ -42,10 +42,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(*extra: str, env: dict | None = None, log_name: str = "server.log"):
-    """`explorer serve` (what `make serve` runs) on a free port, polled until it answers.
-    Returns (process, base URL, port, log path)."""
-    port = _free_port()
+def start_server(*extra: str, env: dict | None = None, log_name: str = "server.log",
+                 port: int | None = None):
+    """`explorer serve` (what `make serve` runs) on ``port`` (default: a free one), polled
+    until it answers. Returns (process, base URL, port, log path)."""
+    port = _free_port() if port is None else port
     ARTIFACTS.mkdir(exist_ok=True)
     log_path = ARTIFACTS / log_name
     log = open(log_path, "w")

@@ -1,5 +1,6 @@
-"""What the server process needs once: websocket origins checked on every connection, and a
-quiet log when a browser page goes away.
+"""The server's plumbing, for the explorer's page and the lessons alike: websocket origins
+checked on every connection, a quiet log when a browser page goes away, and a session's
+polling of its workers (:func:`poll_every`, :func:`in_server`).
 
 Tornado (6.5 and later) lets a websocket through without asking the handler's
 ``check_origin`` when the browser marks it ``Sec-Fetch-Site: same-origin`` — and a page
@@ -23,9 +24,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import panel as pn
 from tornado.websocket import WebSocketClosedError
 
 log = logging.getLogger("explorer.server")
+
+POLL_MS = 50  # how often a page applies its workers' events
 
 
 def enforce_websocket_origins() -> None:
@@ -110,3 +114,47 @@ def quiet_closed_pages(loop: asyncio.AbstractEventLoop | None = None) -> bool:
     handler.explorer_closed_pages = True
     loop.set_exception_handler(handler)
     return True
+
+
+def in_server() -> bool:
+    """True inside a ``panel serve`` session (``pn.state.served`` only answers for the
+    calling script's own frame, so library code asks the document instead)."""
+    doc = pn.state.curdoc
+    return doc is not None and getattr(doc, "session_context", None) is not None
+
+
+def poll_every(callback, period_ms: int = POLL_MS):
+    """Run ``callback`` on the session's event loop every ``period_ms`` as a *background*
+    periodic callback: Panel otherwise marks the whole server busy around every call, and with
+    20 sessions polling 20 times a second toggling the busy indicators took most of the loop."""
+    from panel.io.callbacks import PeriodicCallback
+
+    def tick():
+        flush_stuck_writes(pn.state.curdoc)
+        return callback()
+
+    periodic = PeriodicCallback(callback=tick, period=period_ms, background=True)
+    periodic.start()
+    return periodic
+
+
+def flush_stuck_writes(doc) -> bool:
+    """Send the patches Panel queued for ``doc`` and then left behind; True if there were.
+
+    Panel (1.9) queues a patch it cannot write at once (the socket busy) in a per-document
+    list and marks the document as writing; its writer clears that mark when it finishes. A
+    patch queued while an earlier writer was still finishing lost its mark and no writer came
+    for it: the page kept the sweep's "13/16 points" after the sweep had finished, until the
+    user's next click wrote something else (one first sweep in five). Each poll hands such
+    orphans to Panel's writer again."""
+    try:
+        from panel.io import document as io_document
+
+        pending = io_document._WRITE_MSGS.get(doc)
+        if not pending or doc in io_document._WRITE_BLOCK:
+            return False
+        io_document._WRITE_BLOCK[doc] = True
+        io_document._dispatch_write_task(doc, io_document._dispatch_msgs, doc)
+        return True
+    except (AttributeError, ImportError, TypeError):  # another Panel: nothing to hand over
+        return False

@@ -21,51 +21,14 @@ from ..viz import selected_table
 from . import _widgets as W
 from ._data_source import UPLOAD, available_datasets, max_upload_mb
 from ._page import page_template
+from ._server import in_server, poll_every
 from ._state import ExplorerState
 from .error_control_view import ErrorControlView
 from .stability_view import StabilityView, k_of
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
 
-POLL_MS = 50
 MAP_EVERY_S = 0.25
 log = logging.getLogger("explorer.ui")
-
-
-def poll_every(callback, period_ms: int = POLL_MS):
-    """Run ``callback`` on the session's event loop every ``period_ms`` as a *background*
-    periodic callback: Panel otherwise marks the whole server busy around every call, and with
-    20 sessions polling 20 times a second toggling the busy indicators took most of the loop."""
-    from panel.io.callbacks import PeriodicCallback
-
-    def tick():
-        flush_stuck_writes(pn.state.curdoc)
-        return callback()
-
-    periodic = PeriodicCallback(callback=tick, period=period_ms, background=True)
-    periodic.start()
-    return periodic
-
-
-def flush_stuck_writes(doc) -> bool:
-    """Send the patches Panel queued for ``doc`` and then left behind; True if there were.
-
-    Panel (1.9) queues a patch it cannot write at once (the socket busy) in a per-document
-    list and marks the document as writing; its writer clears that mark when it finishes. A
-    patch queued while an earlier writer was still finishing lost its mark and no writer came
-    for it: the page kept the sweep's "13/16 points" after the sweep had finished, until the
-    user's next click wrote something else (one first sweep in five). Each poll hands such
-    orphans to Panel's writer again."""
-    try:
-        from panel.io import document as io_document
-
-        pending = io_document._WRITE_MSGS.get(doc)
-        if not pending or doc in io_document._WRITE_BLOCK:
-            return False
-        io_document._WRITE_BLOCK[doc] = True
-        io_document._dispatch_write_task(doc, io_document._dispatch_msgs, doc)
-        return True
-    except (AttributeError, ImportError, TypeError):  # another Panel: nothing to hand over
-        return False
 
 
 def reported(method):
@@ -83,13 +46,6 @@ def reported(method):
             return None
 
     return guarded
-
-
-def in_server() -> bool:
-    """True inside a ``panel serve`` session (``pn.state.served`` only answers for the
-    calling script's own frame, so library code asks the document instead)."""
-    doc = pn.state.curdoc
-    return doc is not None and getattr(doc, "session_context", None) is not None
 
 
 class DrawBudget:

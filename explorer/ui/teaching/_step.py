@@ -10,8 +10,8 @@ import panel as pn
 import param
 
 from .. import _widgets as W
+from .._server import in_server, poll_every
 from .._state import ExplorerState
-from ..app import in_server, poll_every
 from ..views import ConvergenceView, _ensure_backend
 
 

@@ -617,6 +617,7 @@ def fit_time_plot(frame: pd.DataFrame, methods: Sequence[str] = ()) -> hv.Overla
     ticks = log_ticks(*limits["ylim"])
     if ticks is not None:
         limits["yticks"] = ticks
+    limits["yformatter"] = "%g"  # 0.001 0.01 0.1 s, not 10⁻³ beside the 1 2 5 of the x axis
     return hv.Overlay(items).opts(xlabel="#selected features (log scale)",
                                   ylabel="seconds per fit", logx=True, logy=True,
                                   show_legend=False, **limits)

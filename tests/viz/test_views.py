@@ -812,6 +812,7 @@ def test_every_features_axis_labels_one_two_five():
         assert list(axis.ticker.ticks) == [1, 2, 5, 10, 20, 50]
     times = hv.render(viz.fit_time_plot(frame)).yaxis[0]
     assert list(times.ticker.ticks) == pytest.approx([0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2])
+    assert times.formatter.format == "%g"  # 0.001 s, not 10⁻³
     diffs = pd.DataFrame({"method": ["a"] * 3, "other": ["b"] * 3, "value": [1, 8, 60],
                           "mean": [0.01, 0.02, 0.0], "low": [-0.01, 0.0, -0.02],
                           "high": [0.03, 0.04, 0.02], "verdict": ["no difference"] * 3})

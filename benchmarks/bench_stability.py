@@ -32,8 +32,7 @@ import numpy as np
 from _common import Table, run
 
 from explorer.data import DataError, load
-from explorer.experiments import cv_folds, stability
-from explorer.experiments.resampling import at_k, fit_at_k
+from explorer.experiments import at_k, cv_folds, fit_at_k, stability
 from explorer.methods import get_method
 
 CLASSIFIERS = {

@@ -26,13 +26,10 @@ from .error_control import (
 from .inference import LEVEL, PairedDifference, corrected_se, paired_difference, verdict
 from .paths import coefficient_path, redundancy
 from .resampling import (
-    MAX_COUNT_FITS,
     AgreementResult,
     ChanceReference,
     StabilityResult,
     agreement,
-    at_k,
-    fit_at_k,
     jaccard,
     mean_jaccard,
     phi,
@@ -44,10 +41,13 @@ from .resampling import (
 )
 from .sweeps import (
     CONNECT_TIMEOUT,
+    MAX_COUNT_FITS,
     ROW_COLUMNS,
+    at_k,
     available_methods,
     check_compatible,
     cv_folds,
+    fit_at_k,
     fit_kwargs,
     fit_point,
     folds_frame,

@@ -35,8 +35,8 @@ import pandas as pd
 
 from ..data import Dataset, load
 from ..methods import k_grid
-from .resampling import at_k, fit_at_k, subsample
-from .sweeps import _cluster, _resolve, check_compatible, fit_kwargs, known
+from .resampling import subsample
+from .sweeps import _cluster, _resolve, at_k, check_compatible, fit_at_k, fit_kwargs, known
 
 THRESHOLD = 0.6  # τ: the selection probability a stable feature reaches
 PAIRS = 25  # complementary pairs: 50 fits per k

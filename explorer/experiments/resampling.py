@@ -32,10 +32,9 @@ from scipy.stats import norm
 from scipy.stats import t as student_t
 
 from ..data import Dataset, load
-from ..methods.base import specs_by_name
 from ..methods.knowledge import shared
 from ..metrics import recovery
-from .sweeps import _cluster, _resolve, fit_kwargs, known, room_for_pinned
+from .sweeps import _cluster, _resolve, fit_at_k, fit_kwargs, known, room_for_pinned
 
 
 # ---------------------------------------------------------------------- Φ̂ and Jaccard
@@ -528,77 +527,6 @@ def _stability_verdict(a: str, b: str, mean: float, low: float, high: float) -> 
 
 
 # ---------------------------------------------------------------------- agreement
-def at_k(method, k: int) -> dict:
-    """The setting that asks ``method`` for k features: ``k``, or FS-Manifold's ``m``."""
-    cls = _resolve(method)
-    names = cls().get_params()
-    for knob in ("k", "m"):
-        if knob in names:
-            return {knob: int(k)}
-    raise ValueError(f"{cls.display_name or cls.__name__} cannot be asked for a number of "
-                     "features")
-
-
-MAX_COUNT_FITS = 12  # fits one method may spend looking for k features through its cap
-
-
-def fit_at_k(method, dataset: Dataset, k: int, params: dict | None = None,
-             max_fits: int = MAX_COUNT_FITS):
-    """A model of ``method`` with k selected features (or the nearest count found), fitted on
-    ``dataset``. A method with a count knob is asked for k (:func:`at_k`); one whose sparsity
-    knob is an integer cap on what it learns (GrFL's ``max_features`` counts learned
-    features, several of which may share an input) is searched: the cap doubles from k until
-    the fit holds at least k input features, then bisects the bracket, at most ``max_fits``
-    fits. Returns ``(estimator, setting)``."""
-    cls = _resolve(method)
-    params = dict(params or {})
-    try:
-        setting = at_k(cls, k)
-    except ValueError:
-        setting = None
-    if setting is not None:
-        est = cls(**{**params, **setting})
-        est.fit(dataset.X, dataset.y, **fit_kwargs(est, dataset))
-        return est, setting
-    knob = cls.sparsity_param
-    spec = specs_by_name(cls.param_specs).get(knob)
-    if spec is None or spec.kind != "int":
-        raise ValueError(f"{cls.display_name or cls.__name__} cannot be asked for a number of "
-                         "features")
-    if k < 1 or max_fits < 1:
-        raise ValueError(f"fit_at_k: k={k} and max_fits={max_fits} must be at least 1")
-    low_cap, high_cap = int(spec.low or 1), int(spec.high or 10 * dataset.n_features)
-    fitted: dict[int, object] = {}
-
-    def count(cap: int) -> int:
-        if cap not in fitted:
-            est = cls(**{**params, knob: cap})
-            est.fit(dataset.X, dataset.y, **fit_kwargs(est, dataset))
-            fitted[cap] = est
-        return int(fitted[cap].n_selected_)
-
-    below, above = low_cap - 1, None  # caps known to give < k and ≥ k features
-    cap = min(max(k, low_cap), high_cap)
-    while len(fitted) < max_fits:
-        n = count(cap)
-        if n == k:
-            break
-        if n < k:
-            below = cap
-            if above is None:
-                if cap >= high_cap:
-                    break
-                cap = min(2 * cap, high_cap)
-                continue
-        else:
-            above = cap
-        if above is None or above - below <= 1:
-            break
-        cap = (below + above) // 2
-    best = min(fitted, key=lambda c: (abs(count(c) - k), count(c) > k, c))
-    return fitted[best], {knob: best}
-
-
 @dataclass
 class AgreementResult:
     """What :func:`agreement` found: each method's selected indices (``supports``) and the

@@ -17,6 +17,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from .._params import specs_by_name
 from ..data import DataError, Dataset, check_binary, load
 from ..methods import REGISTRY, get_method, k_grid
 from ..methods.knowledge import by_index, counts, pinned_count
@@ -62,8 +63,6 @@ def fit_point(cls, dataset: Dataset, params: dict, metrics: Sequence[str], callb
         est = cls(**params)
         est.fit(dataset.X, dataset.y, callback=callback, **fit_kwargs(est, dataset))
     else:
-        from .resampling import fit_at_k
-
         est, _ = fit_at_k(cls, dataset, int(k), params)
     wall = time.perf_counter() - start
     row = {
@@ -586,3 +585,74 @@ def monotone_fraction(values: Sequence[float]) -> float:
     if v.size < 2:
         return 1.0
     return float(np.mean(np.diff(v) >= -1e-12))
+
+
+def at_k(method, k: int) -> dict:
+    """The setting that asks ``method`` for k features: ``k``, or FS-Manifold's ``m``."""
+    cls = _resolve(method)
+    names = cls().get_params()
+    for knob in ("k", "m"):
+        if knob in names:
+            return {knob: int(k)}
+    raise ValueError(f"{cls.display_name or cls.__name__} cannot be asked for a number of "
+                     "features")
+
+
+MAX_COUNT_FITS = 12  # fits one method may spend looking for k features through its cap
+
+
+def fit_at_k(method, dataset: Dataset, k: int, params: dict | None = None,
+             max_fits: int = MAX_COUNT_FITS):
+    """A model of ``method`` with k selected features (or the nearest count found), fitted on
+    ``dataset``. A method with a count knob is asked for k (:func:`at_k`); one whose sparsity
+    knob is an integer cap on what it learns (GrFL's ``max_features`` counts learned
+    features, several of which may share an input) is searched: the cap doubles from k until
+    the fit holds at least k input features, then bisects the bracket, at most ``max_fits``
+    fits. Returns ``(estimator, setting)``."""
+    cls = _resolve(method)
+    params = dict(params or {})
+    try:
+        setting = at_k(cls, k)
+    except ValueError:
+        setting = None
+    if setting is not None:
+        est = cls(**{**params, **setting})
+        est.fit(dataset.X, dataset.y, **fit_kwargs(est, dataset))
+        return est, setting
+    knob = cls.sparsity_param
+    spec = specs_by_name(cls.param_specs).get(knob)
+    if spec is None or spec.kind != "int":
+        raise ValueError(f"{cls.display_name or cls.__name__} cannot be asked for a number of "
+                         "features")
+    if k < 1 or max_fits < 1:
+        raise ValueError(f"fit_at_k: k={k} and max_fits={max_fits} must be at least 1")
+    low_cap, high_cap = int(spec.low or 1), int(spec.high or 10 * dataset.n_features)
+    fitted: dict[int, object] = {}
+
+    def count(cap: int) -> int:
+        if cap not in fitted:
+            est = cls(**{**params, knob: cap})
+            est.fit(dataset.X, dataset.y, **fit_kwargs(est, dataset))
+            fitted[cap] = est
+        return int(fitted[cap].n_selected_)
+
+    below, above = low_cap - 1, None  # caps known to give < k and ≥ k features
+    cap = min(max(k, low_cap), high_cap)
+    while len(fitted) < max_fits:
+        n = count(cap)
+        if n == k:
+            break
+        if n < k:
+            below = cap
+            if above is None:
+                if cap >= high_cap:
+                    break
+                cap = min(2 * cap, high_cap)
+                continue
+        else:
+            above = cap
+        if above is None or above - below <= 1:
+            break
+        cap = (below + above) // 2
+    best = min(fitted, key=lambda c: (abs(count(c) - k), count(c) > k, c))
+    return fitted[best], {knob: best}

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .registry import REGISTRY
+
 OPTIONS = ("always_include", "exclude", "penalty_factor", "positive")
 
 
@@ -200,8 +202,6 @@ def _factors(value, n_features: int, names, owner: str) -> np.ndarray | None:
 def refuse(estimator, know: Knowledge) -> None:
     """Raise a ValueError when ``know`` asks for an option the method does not honour,
     naming the options it has and the methods that honour the refused one."""
-    from .base import REGISTRY
-
     honoured = type(estimator).knowledge
     missing = sorted(know.used() - set(honoured))
     if not missing:

@@ -3,12 +3,8 @@ without knowing them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .base import BaseSelector
-
-REGISTRY: dict[str, type[BaseSelector]] = {}
+# name → a subclass of explorer.methods.base.BaseSelector (not imported: the base imports this)
+REGISTRY: dict[str, type] = {}
 
 
 def register(name: str):
@@ -24,7 +20,7 @@ def register(name: str):
     return wrap
 
 
-def get_method(name: str) -> type[BaseSelector]:
+def get_method(name: str) -> type:
     """The class registered under ``name`` (``KeyError`` listing the names if unknown)."""
     try:
         return REGISTRY[name]

@@ -340,10 +340,11 @@ class FGM(BaseSelector):
             self.feature_map is None
         initial_blocks, coef0, tau0 = self._warm_blocks(space)
         def new_master(coef0=None):
-            return L12Master(y, LOSSES[self.loss_](), self.C, n_samples=X.shape[0],
-                             sparse_cache=sparse_cache, fit_intercept=self.fit_intercept,
-                             inner_tol=self.inner_tol, max_inner=self.max_inner, coef0=coef0,
-                             interrupt=recorder.interrupted, stop_flag=recorder.stop_flag())
+            problem = Restricted(y, LOSSES[self.loss_](), self.C, self.fit_intercept,
+                                 Stopping(self.inner_tol, self.max_inner),
+                                 interrupt=recorder.interrupted)
+            return L12Master(problem, n_samples=X.shape[0], sparse_cache=sparse_cache,
+                             coef0=coef0, stop_flag=recorder.stop_flag())
 
         master = new_master(coef0)
         master.tau = tau0

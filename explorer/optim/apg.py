@@ -91,6 +91,22 @@ class _Momentum:
     last: tuple | None = None
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """One call's share of an APG run: up to ``budget`` steps, returning early (after
+    ``min_steps``) once the relative objective change is at most ``tol``; ``eta`` the line
+    search's factor, ``interrupt`` polled between steps, the caches refreshed every
+    ``refresh`` steps counted from ``offset`` (the steps taken before this chunk)."""
+
+    budget: int
+    min_steps: int
+    tol: float
+    eta: float
+    interrupt: Callable[[], bool] | None
+    refresh: int
+    offset: int
+
+
 def apg(problem: Composite, x0: tuple, *, L0: float, stopping: Stopping, eta: float = 0.7,
         interrupt: Callable[[], bool] | None = None, refresh: int = 100) -> SolverResult:
     """Minimise ``problem`` from ``x0`` by APG; stop when ``problem.measure ≤ stopping.tol``.
@@ -134,8 +150,8 @@ def apg(problem: Composite, x0: tuple, *, L0: float, stopping: Stopping, eta: fl
             break
         budget = min(stopping.check_every, stopping.max_iter - it)
         runner = problem.compiled_steps or _python_steps
-        done, chunk, triggered = runner(problem, state, budget, min(spacing, budget),
-                                        stopping.tol, eta, interrupt, refresh, it)
+        done, chunk, triggered = runner(problem, state, Chunk(
+            budget, min(spacing, budget), stopping.tol, eta, interrupt, refresh, it))
         it += done
         trace.extend(chunk)
         if done == 0:
@@ -155,10 +171,12 @@ def apg(problem: Composite, x0: tuple, *, L0: float, stopping: Stopping, eta: fl
                         margins=getattr(problem, "margins", lambda _x: None)(x))
 
 
-def _python_steps(problem: Composite, state: _Momentum, budget: int, min_steps: int,
-                  tol: float, eta: float, interrupt, refresh: int, offset: int):
-    """Up to ``budget`` APG steps; returns early (after ``min_steps``) once the relative
-    objective change is at most ``tol``. Returns (steps, objective trace, stalled)."""
+def _python_steps(problem: Composite, state: _Momentum, chunk: Chunk):
+    """Up to ``chunk.budget`` APG steps; returns early (after ``chunk.min_steps``) once the
+    relative objective change is at most ``chunk.tol``. Returns (steps, objective trace,
+    stalled)."""
+    budget, min_steps, tol, eta = chunk.budget, chunk.min_steps, chunk.tol, chunk.eta
+    interrupt, refresh, offset = chunk.interrupt, chunk.refresh, chunk.offset
     k = problem.n_parts
     trace = []
     for step in range(1, budget + 1):

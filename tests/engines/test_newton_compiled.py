@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import minimize
 
 from explorer.engines.fgm import refine
-from explorer.engines.fgm._newton import newton_l2_compiled, surgeon_loop
+from explorer.engines.fgm._newton import NarrowFit, Start, newton_l2_compiled, surgeon_loop
 from explorer.optim.losses import make_loss
 
 
@@ -27,10 +27,9 @@ def test_compiled_newton_is_the_numpy_newton_and_the_optimum(loss, fit_intercept
     the_loss, C = make_loss(loss), 2.0
     w0 = np.full(A.shape[1], 0.1) if start else None
     trace = np.empty(101)
-    w, b, steps = newton_l2_compiled(A, y, the_loss.code, float(the_loss.numba_param), C,
-                                     fit_intercept, 1e-12, 100,
-                                     np.zeros(A.shape[1]) if w0 is None else w0, 0.2,
-                                     start, trace)
+    fit = NarrowFit(A, y, the_loss.code, float(the_loss.numba_param), C, fit_intercept)
+    w, b, steps = newton_l2_compiled(
+        fit, Start(np.zeros(A.shape[1]) if w0 is None else w0, 0.2, start), 1e-12, 100, trace)
     problem = refine.Restricted(y, the_loss, C, fit_intercept, None)
     twin = refine._newton_l2(problem, A, tol=1e-12, max_iter=100, w0=w0, b0=0.2)
     np.testing.assert_allclose(w, twin[0], rtol=1e-9, atol=1e-10)

@@ -59,7 +59,7 @@ def test_bad_knobs_raise(eta, L0):
 def test_stall_ends_an_uncertified_solve_and_bad_stall_raises():
     """``stall`` (the paper's relative objective change, for solves that only steer an outer
     loop) stops before the certificate, says converged=False, and costs fewer steps."""
-    from explorer.engines.fgm.l12 import solve_l12
+    from explorer.engines.fgm.l12 import L12Problem, solve_l12
     from explorer.optim import BlockCache
     from explorer.optim.losses import make_loss
 
@@ -71,8 +71,8 @@ def test_stall_ends_an_uncertified_solve_and_bad_stall_raises():
     cache.add(X[:, 4:])
 
     def solve(stopping):
-        return solve_l12(cache, y, make_loss("squared_hinge"), 1.0, stopping=stopping,
-                         compiled=False)
+        return solve_l12(L12Problem(cache, y, make_loss("squared_hinge"), 1.0, compiled=False),
+                         stopping=stopping)
 
     certified = solve(Stopping(1e-8, 50000))
     stalled = solve(Stopping(1e-8, 50000, stall=1e-4))

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
-from explorer.engines.fgm import L12Master, solve_l12
+from explorer.engines.fgm import L12Master, L12Problem, Restricted, solve_l12
 from explorer.optim import (
     BlockCache,
     Logistic,
@@ -88,8 +88,8 @@ def test_apg_master_matches_conic_solver(loss_name, fit_intercept, seed, compile
     blocks, y = _blocks(seed)
     C = 0.7
     loss = SquaredHinge() if loss_name == "squared_hinge" else Logistic()
-    res = solve_l12(_cache(blocks), y, loss, C, fit_intercept=fit_intercept,
-                    stopping=Stopping(0.0, 20000), compiled=compiled)
+    res = solve_l12(L12Problem(_cache(blocks), y, loss, C, fit_intercept=fit_intercept,
+                               compiled=compiled), stopping=Stopping(0.0, 20000))
     omegas, b, obj = l12_master_reference(blocks, y, C, loss_name, fit_intercept)
     assert res.objective == pytest.approx(obj, rel=1e-6)
     np.testing.assert_allclose(res.x[0], np.concatenate(omegas), atol=2e-4)
@@ -108,7 +108,7 @@ def test_apg_stops_on_a_certified_gap(loss_name, fit_intercept, tol):
     a stop at ``tol`` means the objective is within ``tol`` of the optimum, relative."""
     blocks, y = _blocks(5)
     loss = SquaredHinge() if loss_name == "squared_hinge" else Logistic()
-    res = solve_l12(_cache(blocks), y, loss, 0.7, fit_intercept=fit_intercept,
+    res = solve_l12(L12Problem(_cache(blocks), y, loss, 0.7, fit_intercept=fit_intercept),
                     stopping=Stopping(tol, 20000))
     _, _, obj = l12_master_reference(blocks, y, 0.7, loss_name, fit_intercept)
     assert res.converged and res.measure <= tol
@@ -119,8 +119,8 @@ def test_apg_stops_on_a_certified_gap(loss_name, fit_intercept, tol):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_sparse_cache_equals_dense_cache(dtype):
     blocks, y = _blocks(7)
-    results = [solve_l12(_cache(blocks, sparse, dtype), y, SquaredHinge(), 1.0,
-                         stopping=Stopping(0.0, 3000), compiled=False)
+    results = [solve_l12(L12Problem(_cache(blocks, sparse, dtype), y, SquaredHinge(), 1.0,
+                                    compiled=False), stopping=Stopping(0.0, 3000))
                for sparse in (False, True)]
     np.testing.assert_allclose(results[0].x[0], results[1].x[0], atol=1e-8)
 
@@ -129,8 +129,8 @@ def test_master_warm_start_reuses_the_solution():
     from explorer.features import Columns
 
     blocks, y = _blocks(3)
-    master = L12Master(y, SquaredHinge(), 1.0, n_samples=len(y), sparse_cache=False,
-                       inner_tol=1e-10, max_inner=20000)
+    problem = Restricted(y, SquaredHinge(), 1.0, True, Stopping(1e-10, 20000))
+    master = L12Master(problem, n_samples=len(y), sparse_cache=False)
     master.initial()
 
     def cols(A):
@@ -149,9 +149,11 @@ def test_master_warm_start_reuses_the_solution():
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_compiled_steps_equal_the_python_steps(loss, fit_intercept):
     blocks, y = _blocks(11, n=60, sizes=(4, 3, 5, 2))
-    kw = dict(fit_intercept=fit_intercept, stopping=Stopping(1e-4, 3000), L0=5.0)
-    fast = solve_l12(_cache(blocks), y, loss, 2.0, compiled=True, **kw)
-    slow = solve_l12(_cache(blocks), y, loss, 2.0, compiled=False, **kw)
+    kw = dict(stopping=Stopping(1e-4, 3000), L0=5.0)
+    fast = solve_l12(L12Problem(_cache(blocks), y, loss, 2.0, fit_intercept=fit_intercept,
+                                compiled=True), **kw)
+    slow = solve_l12(L12Problem(_cache(blocks), y, loss, 2.0, fit_intercept=fit_intercept,
+                                compiled=False), **kw)
     assert fast.n_iter == slow.n_iter and fast.converged
     np.testing.assert_allclose(fast.trace, slow.trace, rtol=1e-9)
     np.testing.assert_allclose(fast.x[0], slow.x[0], atol=1e-9)
@@ -171,11 +173,12 @@ def test_numba_master_ends_when_its_stop_flag_is_raised():
     cache = BlockCache(200, sparse=False)
     cache.add(X)
     assert cache.n * cache.width <= NUMBA_MAX_CELLS  # the numba path
-    kwargs = dict(stopping=Stopping(0.0, 2_000_000), compiled=True)
-    solve_l12(cache, y, SquaredHinge(), 1.0, stopping=Stopping(0.0, 5))  # compile first
+    solve_l12(L12Problem(cache, y, SquaredHinge(), 1.0),
+              stopping=Stopping(0.0, 5))  # compile first
     flag = np.zeros(1, dtype=np.int8)
     threading.Timer(0.2, lambda: flag.__setitem__(0, 1)).start()
-    result = solve_l12(cache, y, SquaredHinge(), 1.0, stop_flag=flag, **kwargs)
+    result = solve_l12(L12Problem(cache, y, SquaredHinge(), 1.0, stop_flag=flag, compiled=True),
+                       stopping=Stopping(0.0, 2_000_000))
     assert 0 < result.n_iter < 2_000_000
     assert np.isfinite(result.objective) and len(result.trace) == result.n_iter + 1
 

@@ -4,13 +4,13 @@ features to exactly k."""
 
 from .l12 import L12Problem, loss_dual, recover_alpha, solve_l12
 from .l12_master import L12Master
+from .problem import Restricted
 from .refine import (
     OVERSELECT,
     Candidates,
     Fitted,
     Refinement,
     Refit,
-    Restricted,
     fill_to_k,
     refine_path,
     restricted_fit,

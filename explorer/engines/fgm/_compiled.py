@@ -3,6 +3,8 @@ the shared scorer and the loss kernels stay in :mod:`explorer.kernels`."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
@@ -35,17 +37,56 @@ def _block_norms(coef, bounds, out):
     return out
 
 
+class DenseMaster(NamedTuple):
+    """The restricted master over a dense column cache ``A`` (n × W; ``bounds`` the column
+    range of each block): margins y_i f_i, the loss by its kernel ``code`` and parameter
+    ``h``, the data term's weight ``C``."""
+
+    A: np.ndarray
+    bounds: np.ndarray
+    y: np.ndarray
+    code: int
+    h: float
+    C: float
+    fit_intercept: bool
+
+
+class Momentum(NamedTuple):
+    """APG's state between calls: the iterate and the previous one, the momentum ``t``, the
+    step constant ``tau`` and the objective ``F``."""
+
+    coef: np.ndarray
+    prev_coef: np.ndarray
+    b: float
+    prev_b: float
+    t: float
+    tau: float
+    F: float
+
+
+class StepPlan(NamedTuple):
+    """Up to ``budget`` steps with line-search factor ``eta``; after ``min_steps``, return
+    once the relative objective change is at most ``tol``."""
+
+    eta: float
+    tol: float
+    budget: int
+    min_steps: int
+
+
 @nb.njit(**_JIT)
-def apg_l1sq_dense(A, bounds, y, code, h, C, coef, prev_coef, b, prev_b, t, tau, F,
-                   fit_intercept, eta, tol, budget, min_steps, trace, stop):
-    """Up to ``budget`` APG steps (backtracking, adaptive restart) for
-    ½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) over a dense column cache: the compiled path of
-    :func:`explorer.optim.apg.apg` for FGM's small masters (Alg. 4 of Tan et al. with the
-    line-search cache of §5.3), the same iterations as its Python steps. The momentum state
-    (coef, prev_coef, b, prev_b, t, tau, F) comes in and goes out; after ``min_steps`` it
-    returns early once the relative objective change is at most ``tol``. Writes the objective
-    per step into ``trace``; another thread setting ``stop[0]`` to 1 ends it after the current
-    step. Returns (coef, prev_coef, b, prev_b, t, tau, F, steps, stalled)."""
+def apg_l1sq_dense(master, momentum, plan, trace, stop):
+    """Up to ``plan.budget`` APG steps (backtracking, adaptive restart) for
+    ½(Σ_t‖ω_t‖)² + C Σ l(y_i f_i) over a dense column cache (:class:`DenseMaster`): the
+    compiled path of :func:`explorer.optim.apg.apg` for FGM's small masters (Alg. 4 of Tan
+    et al. with the line-search cache of §5.3), the same iterations as its Python steps. The
+    :class:`Momentum` comes in and goes out; after ``plan.min_steps`` it returns early once
+    the relative objective change is at most ``plan.tol``. Writes the objective per step into
+    ``trace``; another thread setting ``stop[0]`` to 1 ends it after the current step.
+    Returns (coef, prev_coef, b, prev_b, t, tau, F, steps, stalled)."""
+    A, bounds, y, code, h, C, fit_intercept = master
+    coef, prev_coef, b, prev_b, t, tau, F = momentum
+    eta, tol, budget, min_steps = plan
     n, W = A.shape
     T = bounds.shape[0]
     coef = coef.copy()

@@ -11,6 +11,8 @@ line search moves along the precomputed A·d, so each trial costs O(n), not O(nk
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
@@ -63,13 +65,33 @@ def _value(f, y, code, h, C, w):
     return 0.5 * np.dot(w, w) + C * total
 
 
+class NarrowFit(NamedTuple):
+    """A restricted ℓ2 problem for the compiled path: ``A`` n × k float64, ``y`` ±1, the loss
+    by its kernel ``code`` and parameter ``h``, the data term's weight ``C``."""
+
+    A: np.ndarray
+    y: np.ndarray
+    code: int
+    h: float
+    C: float
+    fit_intercept: bool
+
+
+class Start(NamedTuple):
+    """A warm start (``w``, ``b``), taken when ``use`` and below the objective at zero."""
+
+    w: np.ndarray
+    b: float
+    use: bool
+
+
 @nb.njit(nogil=True, cache=True)
-def newton_l2_compiled(A, y, code, h, C, fit_intercept, tol, max_iter, w0, b0, use_start,
-                       trace):
-    """Newton's method on the restricted ℓ2 problem (see the module); ``A`` n × k float64,
-    ``y`` ±1, the start (``w0``, ``b0``) taken when ``use_start`` and below the objective at
-    zero. Writes the objective after each accepted step into ``trace`` (``max_iter + 1``
-    entries, the start first). Returns (w, b, steps)."""
+def newton_l2_compiled(fit, start, tol, max_iter, trace):
+    """Newton's method on the restricted ℓ2 problem ``fit`` (:class:`NarrowFit`; see the
+    module) from ``start`` (:class:`Start`). Writes the objective after each accepted step
+    into ``trace`` (``max_iter + 1`` entries, the start first). Returns (w, b, steps)."""
+    A, y, code, h, C, fit_intercept = fit
+    w0, b0, use_start = start
     n, k = A.shape
     w = np.zeros(k)
     b = 0.0

@@ -27,7 +27,7 @@ from ...optim import (
     apg,
     relative_gap,
 )
-from ._compiled import apg_l1sq_dense
+from ._compiled import DenseMaster, Momentum, StepPlan, apg_l1sq_dense
 
 NUMBA_MAX_CELLS = 60_000  # n·W up to which the compiled steps beat numpy's BLAS passes
 _NEVER = np.zeros(1, dtype=np.int8)  # a stop flag nobody sets
@@ -114,32 +114,30 @@ class L12Problem(Composite):
                             self.dual_value(self.dual_alpha(f)))
 
     # ------------------------------------------------------------------ compiled path
-    def _compiled_steps(self, problem, state, budget, min_steps, tol, eta, interrupt,
-                        refresh, offset):
-
-        trace = np.empty(budget)
+    def _compiled_steps(self, problem, state, chunk):
+        trace = np.empty(chunk.budget)
+        master = DenseMaster(self.cache.matrix(), self.omega.bounds, self.y, self.loss.code,
+                             self.loss.numba_param, self.C, self.fit_intercept)
+        momentum = Momentum(state.x[0], state.x_prev[0], float(state.x[1][0]),
+                            float(state.x_prev[1][0]), state.t, state.L, state.F)
         coef, prev_coef, b, prev_b, t, tau, F, steps, stalled = apg_l1sq_dense(
-            self.cache.matrix(), self.omega.bounds, self.y, self.loss.code, self.loss.numba_param,
-            self.C, state.x[0], state.x_prev[0], float(state.x[1][0]),
-            float(state.x_prev[1][0]), state.t, state.L, state.F, self.fit_intercept, eta,
-            tol, budget, min_steps, trace, self.stop_flag)
+            master, momentum, StepPlan(chunk.eta, chunk.tol, chunk.budget, chunk.min_steps),
+            trace, self.stop_flag)
         state.x_prev = (prev_coef, np.array([prev_b]), None)
         state.x = self.refresh((coef, np.array([b]), None))
         state.t, state.L, state.F = t, tau, F
         return int(steps), trace[:steps].tolist(), bool(stalled)
 
 
-def solve_l12(cache: BlockCache, y: np.ndarray, loss: MarginLoss, C: float, *,
-              coef0=None, intercept0: float = 0.0, fit_intercept: bool = True,
-              L0: float | None = None, stopping: Stopping, eta: float = 0.7,
-              interrupt=None, stop_flag=None, compiled: bool | None = None) -> SolverResult:
-    """FGM's restricted master by :func:`explorer.optim.apg.apg`; ``x`` of the result is
-    (coef, [intercept], block products). ``L0``: the first Lipschitz guess (a warm one from
-    the previous solve; default 0.1·n·C)."""
-    problem = L12Problem(cache, y, loss, C, fit_intercept=fit_intercept, stop_flag=stop_flag,
-                         compiled=compiled)
+def solve_l12(problem: L12Problem, *, stopping: Stopping, coef0=None,
+              intercept0: float = 0.0, L0: float | None = None, eta: float = 0.7,
+              interrupt=None) -> SolverResult:
+    """FGM's restricted master ``problem`` by :func:`explorer.optim.apg.apg`; ``x`` of the
+    result is (coef, [intercept], block products). ``L0``: the first Lipschitz guess (a warm
+    one from the previous solve; default 0.1·n·C)."""
+    cache = problem.cache
     coef0 = np.zeros(cache.width) if coef0 is None else coef0
-    L0 = float(L0) if L0 else max(1e-8, 0.1 * cache.n * float(C))
+    L0 = float(L0) if L0 else max(1e-8, 0.1 * cache.n * problem.C)
     return apg(problem, problem.point(coef0, intercept0), L0=L0, stopping=stopping, eta=eta,
                interrupt=interrupt)
 

@@ -7,15 +7,12 @@ through the recovered α). It plugs into the shared outer loop
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from ...optim import (
     BlockCache,
     CachedMaster,
     Datafit,
-    MarginLoss,
     MasterSolution,
     Stopping,
     best_on_ray,
@@ -23,6 +20,7 @@ from ...optim import (
 )
 from . import prox_newton
 from .l12 import L12Problem, loss_dual, recover_alpha, solve_l12
+from .problem import Restricted
 
 APG_MIN = 20  # APG steps every narrow solve gets before proximal Newton may take over
 APG_FIRST = 300  # ... and at most this many for a fine solve (the last master's polish)
@@ -39,25 +37,28 @@ class L12Master(CachedMaster):
     recovered α satisfies it at the exact optimum, and the class with the larger α-mass is
     scaled down to satisfy it exactly, which keeps the lower bound certified when the master
     is solved inexactly.
+
+    ``problem`` holds the data term, the inner stopping rule (``stopping.tol`` the master's
+    certified gap, ``stopping.max_iter`` its steps) and the user's *Stop*; ``stop_flag`` is the
+    same *Stop* for the compiled steps; ``coef0`` warm weights by (candidate, feature a,
+    feature b).
     """
 
-    def __init__(self, y: np.ndarray, loss: MarginLoss, C: float, *, n_samples: int,
-                 sparse_cache: bool, fit_intercept: bool = True, inner_tol: float = 3e-5,
-                 max_inner: int = 2000, eta: float = 0.7, coef0: dict | None = None,
-                 interrupt: Callable[[], bool] | None = None,
+    def __init__(self, problem: Restricted, *, n_samples: int, sparse_cache: bool,
+                 eta: float = 0.7, coef0: dict | None = None,
                  stop_flag: np.ndarray | None = None):
-        self.y = np.asarray(y, dtype=np.float64)
-        self.interrupt = interrupt
+        self.y = np.asarray(problem.y, dtype=np.float64)
+        self.interrupt = problem.interrupt
         self.stop_flag = stop_flag
-        self.loss = loss
-        self.C = float(C)
-        self.fit_intercept = fit_intercept
-        self.inner_tol = inner_tol
-        self.max_inner = max_inner
+        self.loss = problem.loss
+        self.C = float(problem.C)
+        self.fit_intercept = problem.fit_intercept
+        self.inner_tol = problem.stopping.tol
+        self.max_inner = problem.stopping.max_iter
         self._measure = np.inf
         self.eta = eta
         # with an intercept the master works on centred columns (b′ = b + μᵀω, same model)
-        self.cache = BlockCache(n_samples, sparse_cache, center=fit_intercept)
+        self.cache = BlockCache(n_samples, sparse_cache, center=self.fit_intercept)
         self.coef = np.zeros(0)
         self.intercept = 0.0
         self.tau = None
@@ -127,11 +128,11 @@ class L12Master(CachedMaster):
 
     def _solve_apg(self, stopping: Stopping) -> MasterSolution:
         shift = float(self.cache.means @ self.coef) if self.coef.size else 0.0
-        result = solve_l12(
-            self.cache, self.y, self.loss, self.C, coef0=self.coef,
-            intercept0=self.intercept + shift, fit_intercept=self.fit_intercept, L0=self.tau,
-            eta=self.eta, stopping=stopping, interrupt=self.interrupt,
-            stop_flag=self.stop_flag)
+        problem = L12Problem(self.cache, self.y, self.loss, self.C,
+                             fit_intercept=self.fit_intercept, stop_flag=self.stop_flag)
+        result = solve_l12(problem, coef0=self.coef, intercept0=self.intercept + shift,
+                           L0=self.tau, eta=self.eta, stopping=stopping,
+                           interrupt=self.interrupt)
         self.coef = result.x[0]
         self.intercept = float(result.x[1][0]) - float(self.cache.means @ self.coef)
         self.tau = self.eta ** 2 * result.step_constant  # warm Lipschitz guess: L_T = η² τ_k

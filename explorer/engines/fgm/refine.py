@@ -35,34 +35,16 @@ from ...optim import BlockCache, MarginLoss, SolverResult, Stopping
 from ._newton import (
     COMPILED_CELLS,
     COMPILED_COLUMNS,
+    NarrowFit,
+    Start,
     newton_l2_compiled,
     surgeon_compiled,
     surgeon_loop,
 )
 from .l12 import L12Problem, solve_l12
+from .problem import Restricted
 
 OVERSELECT = 1.5  # blocks of ⌈1.5·B⌉: the selection pruned back to the paper's size
-
-
-@dataclass(frozen=True)
-class Restricted:
-    """The problem every step of the refinement refits and compares — as skglm's solvers take
-    a datafit: the ℓ2 model ½‖w‖² + C Σ l(y_i (x_iᵀw + b)) on chosen columns (FGM's master
-    with one block), solved to ``stopping``, polling ``interrupt`` (a user's *Stop*)."""
-
-    y: np.ndarray
-    loss: MarginLoss
-    C: float
-    fit_intercept: bool
-    stopping: Stopping
-    interrupt: Callable[[], bool] | None = None
-
-    def data_loss(self, margins: np.ndarray) -> float:
-        """The restricted loss C Σ l(y_i f_i) at the decision values ``margins``."""
-        return float(self.C) * float(np.sum(self.loss.value(self.y * margins)))
-
-    def stopped(self) -> bool:
-        return self.interrupt is not None and bool(self.interrupt())
 
 
 @dataclass(frozen=True)
@@ -232,8 +214,8 @@ def restricted_fit(problem: Restricted, X, columns: np.ndarray, *, coef0=None,
         if problem.objective(problem.point(w0, b0)) > problem.objective(problem.point(
                 np.zeros(k), 0.0)):
             w0, b0 = np.zeros(k), 0.0
-        result = solve_l12(cache, y, loss, C, coef0=w0, intercept0=b0,
-                           fit_intercept=fit_intercept, stopping=stopping, interrupt=interrupt)
+        result = solve_l12(problem, coef0=w0, intercept0=b0, stopping=stopping,
+                           interrupt=interrupt)
     coef = result.x[0]
     intercept = float(result.x[1][0]) - float(cache.means @ coef)
     return coef, intercept, result
@@ -288,10 +270,11 @@ def newton_l2(problem: Restricted, A: np.ndarray, *, tol: float, max_iter: int =
     if k <= COMPILED_COLUMNS and n * k <= COMPILED_CELLS and loss.code in (0, 1):
         trace = np.empty(max_iter + 1)
         start = np.zeros(k) if w0 is None else np.asarray(w0, dtype=np.float64)
-        w, b, steps = newton_l2_compiled(
-            np.ascontiguousarray(A, dtype=np.float64), np.asarray(y, dtype=np.float64),
-            loss.code, float(loss.numba_param), float(C), bool(fit_intercept), float(tol),
-            int(max_iter), start, float(b0), w0 is not None, trace)
+        fit = NarrowFit(np.ascontiguousarray(A, dtype=np.float64),
+                        np.asarray(y, dtype=np.float64), loss.code, float(loss.numba_param),
+                        float(C), bool(fit_intercept))
+        w, b, steps = newton_l2_compiled(fit, Start(start, float(b0), w0 is not None),
+                                         float(tol), int(max_iter), trace)
         return w, float(b), int(steps), trace[:steps + 1].tolist()
     with one_blas_thread():
         return _newton_l2(problem, A, tol=tol, max_iter=max_iter, w0=w0, b0=b0)

@@ -37,9 +37,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import ParamSpec, cv_choice
-from ..engines.fs_multi import BundleMaster, default_k
+from ..engines.fs_multi import BundleMaster, StructuredRisk, default_k
 from ..features import LinearSpace
-from ..optim import OuterStep, WarmStart, cutting_plane
+from ..optim import OuterStep, Stopping, WarmStart, cutting_plane
 from ._cutting import (
     GROWN,
     block_record_info,
@@ -241,11 +241,10 @@ class FSMulti(BaseSelector):
         # ranking, and with k ≠ #positives it would drive the structural risk to −∞
         use_b = self.fit_intercept and self.measure in ("f1", "hamming")
         def new_master():
-            return BundleMaster(y, self.measure, C, k=k, n_samples=n,
-                                sparse_cache=sp.issparse(X) and density < 0.1,
-                                fit_intercept=use_b, inner_tol=self.inner_tol,
-                                max_inner=int(self.max_inner),
-                                intercept_bound=self.intercept_bound,
+            risk = StructuredRisk(y, self.measure, C, k=k, fit_intercept=use_b,
+                                  intercept_bound=self.intercept_bound)
+            return BundleMaster(risk, n_samples=n, sparse_cache=sp.issparse(X) and density < 0.1,
+                                stopping=Stopping(self.inner_tol, int(self.max_inner)),
                                 interrupt=recorder.interrupted)
 
         master = new_master()

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from explorer.engines.fs_multi import BundleMaster, allowed, delta
+from explorer.engines.fs_multi import BundleMaster, StructuredRisk, allowed, delta
 from explorer.features import LinearSpace
+from explorer.optim import Stopping
 
 R_BOUND = 5.0
 
@@ -59,8 +60,8 @@ def test_the_master_reaches_the_brute_force_optimum_within_its_certificate(measu
     X, y = _problem(seed)
     groups = [0, 0, 1] if grouped else None
     space = LinearSpace(X, groups=groups)
-    master = BundleMaster(y, measure, C, k=None, n_samples=X.shape[0], sparse_cache=False,
-                          inner_tol=1e-6, max_inner=500, intercept_bound=R_BOUND)
+    master = BundleMaster(StructuredRisk(y, measure, C, intercept_bound=R_BOUND),
+                          n_samples=X.shape[0], sparse_cache=False, stopping=Stopping(1e-6, 500))
     master.initial()
     ids = np.arange(2 if grouped else 3)
     columns = space.columns(ids)
@@ -82,8 +83,8 @@ def test_two_blocks_use_the_squared_sum_of_block_norms():
     X, y = _problem(3)
     space = LinearSpace(X)
     C = 5.0
-    master = BundleMaster(y, "f1", C, k=None, n_samples=X.shape[0], sparse_cache=False,
-                          inner_tol=1e-7, max_inner=500, intercept_bound=R_BOUND)
+    master = BundleMaster(StructuredRisk(y, "f1", C, intercept_bound=R_BOUND),
+                          n_samples=X.shape[0], sparse_cache=False, stopping=Stopping(1e-7, 500))
     master.initial()
     first, second = space.columns(np.array([0, 1])), space.columns(np.array([2]))
     master.add_block(first)
@@ -100,7 +101,8 @@ def test_two_blocks_use_the_squared_sum_of_block_norms():
 def test_the_first_cut_makes_the_empty_models_objective_and_its_dual_bound():
     X, y = _problem(0)
     C = 2.0
-    master = BundleMaster(y, "hamming", C, k=None, n_samples=X.shape[0], sparse_cache=False)
+    master = BundleMaster(StructuredRisk(y, "hamming", C), n_samples=X.shape[0],
+                          sparse_cache=False)
     first = master.initial()
     # at w = 0, b = 0: R_emp = max_ȳ Δ(y, ȳ), the loss of flipping every label
     assert first.objective == pytest.approx(C * delta(y, -y, "hamming"))

@@ -11,7 +11,7 @@ import pytest
 
 import explorer.engines.fs_multi.bundle as bundle_module
 import explorer.engines.fs_multi.cut_problem as cut_module
-from explorer.engines.fs_multi.cut_problem import solve_cut_problem
+from explorer.engines.fs_multi.cut_problem import CutModel, solve_cut_problem
 from tests.reference_solvers import cut_problem_reference
 
 
@@ -27,7 +27,7 @@ def test_cut_problem_matches_the_primal_conic_program(seed, fit_intercept, zeros
     q = rng.uniform(0, 1, K)
     beta = rng.normal(size=K) * 0.3
     bounds = [(0, 2), (2, 6), (6, 9)]
-    ours = solve_cut_problem(P, q, beta, bounds, C=3.0, R=2.0, fit_intercept=fit_intercept)
+    ours = solve_cut_problem(CutModel(P, q, beta, bounds, 3.0, 2.0 if fit_intercept else 0.0))
     w, b, value = cut_problem_reference(P, q, beta, bounds, 3.0, 2.0, fit_intercept)
     assert ours.value == pytest.approx(value, rel=1e-6, abs=1e-8)
     np.testing.assert_allclose(ours.coef, w, atol=1e-4)
@@ -84,11 +84,11 @@ def test_wide_cut_problem_by_its_dual_matches_the_primal_conic_program(rank, spl
     q = rng.uniform(0, 1, K)
     beta = rng.normal(size=K) * 0.3
     bounds = [(0, split), (split, W)] if split else [(0, W)]
-    ours = solve_cut_problem(P, q, beta, bounds, C=3.0, R=2.0)
+    ours = solve_cut_problem(CutModel(P, q, beta, bounds, 3.0, 2.0))
     w, b, value = cut_problem_reference(P, q, beta, bounds, 3.0, 2.0, True)
     assert value - 1e-6 * abs(value) <= ours.value <= value + 1e-8  # a lower bound, and tight
     assert ours.value == pytest.approx(
-        cut_module.dual_value(P, q, beta, bounds, 3.0, 2.0, ours.alpha), rel=1e-12)
+        cut_module.dual_value(CutModel(P, q, beta, bounds, 3.0, 2.0), ours.alpha), rel=1e-12)
     np.testing.assert_allclose(ours.coef, w, atol=1e-4 * max(1.0, np.linalg.norm(w)))
 
 
@@ -103,7 +103,7 @@ def test_one_block_dual_is_solved_with_or_without_faer(monkeypatch, faer):
     W, K = PRIMAL_MAX_WIDTH + 50, 9
     P = rng.normal(size=(W, K)) / np.sqrt(W)
     q, beta = rng.uniform(0, 1, K), rng.normal(size=K) * 0.3
-    ours = solve_cut_problem(P, q, beta, [(0, W)], C=3.0, R=2.0)
+    ours = solve_cut_problem(CutModel(P, q, beta, [(0, W)], 3.0, 2.0))
     w, b, value = cut_problem_reference(P, q, beta, [(0, W)], 3.0, 2.0, True)
     assert value - 1e-6 * abs(value) <= ours.value <= value + 1e-8
 
@@ -118,7 +118,7 @@ def test_cut_problem_on_unscaled_pixels_with_large_C_is_solved():
     assert C > 8000 and P.shape == (20, 93)
     w, b, value = cut_problem_reference(P, q, beta, bounds, C, R, True)
     for hint in (None, 1e-3, 1e4):  # a wrong guess of Σα is recovered by the fallback ladder
-        ours = solve_cut_problem(P, q, beta, bounds, C=C, R=R, scale_hint=hint)
+        ours = solve_cut_problem(CutModel(P, q, beta, bounds, C, R), scale_hint=hint)
         assert ours.value == pytest.approx(value, rel=1e-6)
         np.testing.assert_allclose(ours.coef, w, atol=1e-3 * np.linalg.norm(w))
 
@@ -144,7 +144,7 @@ def test_a_cut_problem_clarabel_stalls_on_still_gives_a_bound_and_a_point():
     data = np.load(Path(__file__).parent / "data" / "cut_problem_stalled_pd_speech.npz")
     P, q, beta, C, R = data["Pmat"], data["q"], data["beta"], float(data["C"]), float(data["R"])
     bounds = [tuple(int(v) for v in b) for b in data["bounds"]]
-    ours = solve_cut_problem(P, q, beta, bounds, C=C, R=R, tol=float(data["tol"]),
+    ours = solve_cut_problem(CutModel(P, q, beta, bounds, C, R), tol=float(data["tol"]),
                              scale_hint=float(data["scale_hint"]))
     w, b = ours.coef, ours.intercept
     at_point = 0.5 * w @ w + C * max(0.0, float(np.max(P.T @ w + b * beta + q)))

@@ -16,7 +16,7 @@ import explorer.methods.fgm as fgm_module
 import explorer.methods.fs_multi as fs_multi_module
 from explorer import FSMulti
 from explorer.data import load, make
-from explorer.engines.fs_multi.cut_problem import solve_cut_problem
+from explorer.engines.fs_multi.cut_problem import CutModel, solve_cut_problem
 from explorer.engines.fs_multi.structured import delta
 from explorer.metrics import f1, macro_f1, prbep, recall_at_k
 from explorer.texts import explain
@@ -282,7 +282,7 @@ def test_cut_solution_is_the_models_minimiser_not_just_its_value():
                    / "cut_problem_unscaled_digits.npz")
     P, q, beta, C, R = data["P"], data["q"], data["beta"], float(data["C"]), float(data["R"])
     bounds = [tuple(b) for b in data["bounds"]]
-    ours = solve_cut_problem(P, q, beta, bounds, C=C, R=R)
+    ours = solve_cut_problem(CutModel(P, q, beta, bounds, C, R))
     model = _cut_model(P, q, beta, bounds, C, ours.coef, ours.intercept)
     assert abs(ours.intercept) <= R
     assert model == pytest.approx(ours.value, rel=1e-4)  # well inside the bundle's 1e-3

@@ -6,16 +6,19 @@ kept as labelings with their coefficients in a :class:`CutMatrix`, each cut prob
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ...optim import COARSE_GAP, BlockCache, CachedMaster, MasterSolution, Stopping
-from .cut_problem import negligible_blocks, solve_cut_problem
+from .cut_problem import CutModel, negligible_blocks, solve_cut_problem
 from .structured import allowed, delta, most_violated
 
 EMPTY_FLOOR = 1e-9  # progress over J(0) below this fraction of it counts as none
 CUT_POINT = 0.1  # OCAS's μ: the next cut lies this far from the best point towards the minimiser
 LINE_SEARCH_XTOL = 1e-2  # step accuracy of the line search on [0, 1]
+INNER = Stopping(1e-3, 200)  # the bundle's default certified gap and steps per solve
 
 
 class CutMatrix:
@@ -67,6 +70,21 @@ class CutMatrix:
         self.gram = self.gram + rows.T @ rows
 
 
+@dataclass(frozen=True)
+class StructuredRisk:
+    """The data term of FS-multi's master (eq. 9): C·R_emp(w, b), the multivariate loss
+    Δ(y, ȳ) of ``measure`` (at ``k`` predicted positives for the ranking measures) on the
+    labels ``y`` ±1, with an unpenalised intercept in |b| ≤ ``intercept_bound`` when
+    ``fit_intercept``."""
+
+    y: np.ndarray
+    measure: str
+    C: float
+    k: int | None = None
+    fit_intercept: bool = True
+    intercept_bound: float = 1e3
+
+
 class BundleMaster(CachedMaster):
     """FS-multi's restricted master for the shared cutting-plane loop: the bundle method over
     the blocks generated so far, with every cut kept across outer iterations (each cut is
@@ -81,25 +99,26 @@ class BundleMaster(CachedMaster):
     A cut whose weight stayed zero for ``prune_after`` consecutive cut problems is dropped
     (a smaller cut model is still a valid lower bound; its labeling may be found again): the
     cut problem's cost grows with the number of cuts, which otherwise reaches hundreds.
+
+    ``stopping``: the bundle's certified relative gap and its most steps per solve;
+    ``interrupt()`` is polled between steps (a user's *Stop*).
     """
 
     prune_after = 5
 
-    def __init__(self, y: np.ndarray, measure: str, C: float, *, k: int | None,
-                 n_samples: int, sparse_cache: bool, fit_intercept: bool = True,
-                 inner_tol: float = 1e-3, max_inner: int = 200, intercept_bound: float = 1e3,
-                 interrupt=None):
+    def __init__(self, risk: StructuredRisk, *, n_samples: int, sparse_cache: bool,
+                 stopping: Stopping = INNER, interrupt=None):
         self.interrupt = interrupt
-        self.y = np.asarray(y, dtype=np.float64)
+        self.y = np.asarray(risk.y, dtype=np.float64)
         self.n = self.y.size
-        self.measure = measure
-        self.C = float(C)
-        self.k = k
-        self.fit_intercept = fit_intercept
-        self.stopping = Stopping(inner_tol, max_inner)
-        self.coarse = Stopping(max(inner_tol, COARSE_GAP), max_inner)
-        self.max_inner = max_inner
-        self.R = float(intercept_bound)
+        self.measure = risk.measure
+        self.C = float(risk.C)
+        self.k = risk.k
+        self.fit_intercept = risk.fit_intercept
+        self.stopping = stopping
+        self.coarse = Stopping(max(stopping.tol, COARSE_GAP), stopping.max_iter)
+        self.max_inner = stopping.max_iter
+        self.R = float(risk.intercept_bound)
         self.cache = BlockCache(n_samples, sparse_cache)
         self.columns = []
         self.labelings: list[np.ndarray] = []
@@ -253,9 +272,9 @@ class BundleMaster(CachedMaster):
             steps += 1
             self._prune()
             self._add_cut(yb, dlt)
-            sol = solve_cut_problem(self.Pmat, np.array(self.q), np.array(self.beta),
-                                    self.cache.bounds, self.C, self.R, self.fit_intercept,
-                                    scale_hint=self._alpha_sum, gram=self.cuts.gram)
+            model = CutModel(self.Pmat, np.array(self.q), np.array(self.beta),
+                             self.cache.bounds, self.C, self.R if self.fit_intercept else 0.0)
+            sol = solve_cut_problem(model, scale_hint=self._alpha_sum, gram=self.cuts.gram)
             gap = max(best[0] - sol.value, 0.0)  # the solver may overshoot by its tolerance
             trace.append(best[0])
             gaps.append(gap)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import clarabel
 import numpy as np
@@ -27,6 +28,20 @@ import scipy.sparse as sp
 MU_ZERO = 1e-6  # block multipliers below this fraction of the largest are zero
 ZERO_EFFECT = 1e-10  # ... as are blocks that cannot move the objective by this fraction
 PRIMAL_MAX_WIDTH = 1000  # cut problems over at most this many columns are solved in the primal
+
+
+class CutModel(NamedTuple):
+    """One cut problem's data: the cuts p_k as the columns of ``P`` (W × K, restricted to the
+    cached columns), their offsets ``q`` and label sums ``beta`` (K each), ``bounds`` the
+    (start, stop) column range of each block, the data weight ``C`` and the intercept's box
+    |b| ≤ ``R`` (0: no intercept)."""
+
+    P: np.ndarray
+    q: np.ndarray
+    beta: np.ndarray
+    bounds: list
+    C: float
+    R: float
 
 
 @dataclass
@@ -85,13 +100,14 @@ def _scales(C: float, hint: float | None) -> list[float]:
     return out
 
 
-def _cut_program(Pmat, q, beta, bounds, C, R, scale):
+def _cut_program(model: CutModel, scale):
     """The dual (13) as a conic program in x = [a (K), θ, τ] with α = scale·a, divided by
     scale: minimise θ + Rτ − qᵀa over a ≥ 0, Σa ≤ C/scale, τ ≥ |βᵀa|,
     θ ≥ ½·scale·‖G_t a‖² for every block t (G_t reduced to rank ≤ K).
 
     The constraint matrix is assembled dense (at most K + 3 + T·(K + 2) rows of K + 2) and
     converted once: the cut problem is solved hundreds of times per fit."""
+    Pmat, q, beta, bounds, C, R = model
     K = Pmat.shape[1]
     n_var = K + 2
     i_theta, i_tau = K, K + 1
@@ -160,33 +176,33 @@ def _gram_factor(G: np.ndarray) -> np.ndarray:
         return np.linalg.qr(G, mode="r")
 
 
-def solve_cut_problem(Pmat: np.ndarray, q: np.ndarray, beta: np.ndarray, bounds, C: float,
-                      R: float, fit_intercept: bool = True, tol: float = 1e-9,
-                      scale_hint: float | None = None,
+def solve_cut_problem(model: CutModel, tol: float = 1e-9, scale_hint: float | None = None,
                       gram: np.ndarray | None = None) -> CutSolution:
-    """Minimise ½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + b β_k + q_k) (|b| ≤ R).
+    """Minimise ½(Σ_t‖w_t‖)² + C·max(0, max_k ⟨w, p_k⟩ + b β_k + q_k) (|b| ≤ R) of the
+    :class:`CutModel` ``model``.
 
     Narrow problems (at most ``PRIMAL_MAX_WIDTH`` cached columns) are solved in the primal,
     which gives the minimiser itself; α is read from its duals and ``value`` is the dual
     objective at α (a lower bound whatever the solver's accuracy). Wider ones are solved by
     the dual (13), whose size does not grow with the columns, and the minimiser recovered on
-    its rays. ``gram``: PᵀP when the caller keeps it (one block's dual needs it).
+    its rays. ``scale_hint``: the expected Σα (the previous solution's); ``gram``: PᵀP when
+    the caller keeps it (one block's dual needs it).
     """
-    R = float(R) if fit_intercept else 0.0
-    if Pmat.shape[0] <= PRIMAL_MAX_WIDTH:
+    model = model._replace(C=float(model.C), R=float(model.R))
+    if model.P.shape[0] <= PRIMAL_MAX_WIDTH:
         # its α comes from the duals, which need a tighter solve than the point for a bound
         # within 1e-7 of the minimum (1e-9: 1e-5)
-        primal = _primal_cut_problem(Pmat, q, beta, bounds, float(C), R, 1e-2 * tol)
+        primal = _primal_cut_problem(model, 1e-2 * tol)
         if primal is not None:
             return primal
-    return _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hint,
-                             gram)
+    return _dual_cut_problem(model, tol, scale_hint, gram)
 
 
-def dual_value(Pmat, q, beta, bounds, C, R, alpha) -> float:
+def dual_value(model: CutModel, alpha) -> float:
     """The cut problem's dual objective g(α) = αᵀq − ½ max_t ‖Σ_k α_k p_{k,t}‖² − R|βᵀα|,
     maximised along the ray tα over the feasible t (α ≥ 0, Σα ≤ C; g is a concave quadratic
     in t): a lower bound on the cut model's minimum whatever α's accuracy (weak duality)."""
+    Pmat, q, beta, bounds, C, R = model
     alpha = np.maximum(np.asarray(alpha, float), 0.0)
     total = float(alpha.sum())
     if total <= 0.0:
@@ -199,19 +215,14 @@ def dual_value(Pmat, q, beta, bounds, C, R, alpha) -> float:
     return t * linear - 0.5 * t * t * S
 
 
-def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hint,
-                      gram=None):
+def _dual_cut_problem(model: CutModel, tol, scale_hint, gram=None):
     """The cut problem by its dual (13): a QP for one block (:func:`_single_block_program`),
-    a conic program for several (:func:`_cut_program`).
-
-    ``Pmat`` is W × K (column k is p_k restricted to the cached columns), ``bounds`` the
-    (start, stop) column range of each block, ``scale_hint`` the expected Σα (the previous
-    solution's).
+    a conic program for several (:func:`_cut_program`). ``scale_hint``: the expected Σα (the
+    previous solution's).
     """
+    Pmat, q, beta, bounds, C, R = model
     W, K = Pmat.shape
     T = len(bounds)
-    R = float(R) if fit_intercept else 0.0
-    C = float(C)
     sol, statuses, unsolved = None, [], []
     for scale in _scales(C, scale_hint):
         if T == 1:
@@ -220,7 +231,7 @@ def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hin
             P, q_obj, A, b_vec, cones = _single_block_program(gram, q, beta, C, R, scale)
             ranks = None
         else:
-            q_obj, A, b_vec, cones, ranks = _cut_program(Pmat, q, beta, bounds, C, R, scale)
+            q_obj, A, b_vec, cones, ranks = _cut_program(model, scale)
             P = sp.csc_matrix((K + 2, K + 2))
         for attempt_tol in (tol, 1e-7):
             sol = clarabel.DefaultSolver(P, q_obj, A, b_vec, cones,
@@ -240,14 +251,14 @@ def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hin
             raise RuntimeError("the cut problem was not solved "
                                f"({', '.join(sorted(set(statuses)))})")
         sol, scale, ranks = max(unsolved, key=lambda u: dual_value(
-            Pmat, q, beta, bounds, C, R, u[1] * np.maximum(np.asarray(u[0].x)[:K], 0.0)))
+            model, u[1] * np.maximum(np.asarray(u[0].x)[:K], 0.0)))
     x = np.asarray(sol.x)
     z = np.asarray(sol.z)
     alpha = scale * np.maximum(x[:K], 0.0)
     # duals: [K nonneg | 1 total | 2 box | cones (r_t + 2 each)]
     offset = K + 1
     nu_minus, nu_plus = z[offset], z[offset + 1]
-    intercept = float(nu_plus - nu_minus) if fit_intercept else 0.0
+    intercept = float(nu_plus - nu_minus) if R > 0 else 0.0
     offset += 2
     mu = np.ones(T)  # one block: Σμ = 1
     for t, r in enumerate(ranks or ()):
@@ -255,10 +266,10 @@ def _dual_cut_problem(Pmat, q, beta, bounds, C, R, fit_intercept, tol, scale_hin
         mu[t] = z[offset] + z[offset + 1]
         offset += r + 2
     g = Pmat @ alpha  # Σ_k α_k p_k over every cached column
-    coef, intercept, mu = _primal_on_rays(Pmat, q, beta, bounds, C, R, -g, mu, intercept)
+    coef, intercept, mu = _primal_on_rays(model, -g, mu, intercept)
     # the dual objective at α, not the solver's: that sat up to 3e-6 above it (an
     # interior-point point is feasible only to its tolerance), which is no lower bound
-    value = dual_value(Pmat, q, beta, bounds, C, R, alpha)
+    value = dual_value(model, alpha)
     return CutSolution(coef=coef, intercept=intercept, value=value, alpha=alpha, mu=mu)
 
 
@@ -274,10 +285,11 @@ def negligible_blocks(coef, bounds, Pmat, C, value) -> np.ndarray:
     return np.flatnonzero(small & (norms > 0))
 
 
-def _primal_cut_problem(Pmat, q, beta, bounds, C, R, tol):
+def _primal_cut_problem(model: CutModel, tol):
     """The cut problem in the primal, divided by C: min ½s²/C + ξ with s ≥ Σ_t u_t,
     ‖w_t‖ ≤ u_t, ξ ≥ ⟨w, p_k⟩ + bβ_k + q_k, ξ ≥ 0, |b| ≤ R. The duals of the cut rows are
     α/C. None if the solver fails (the dual path is then used)."""
+    Pmat, q, beta, bounds, C, R = model
     W, K = Pmat.shape
     T = len(bounds)
     i_b, i_s, i_xi = W, W + 1, W + 2
@@ -299,7 +311,7 @@ def _primal_cut_problem(Pmat, q, beta, bounds, C, R, tol):
     x, z = np.asarray(sol.x), np.asarray(sol.z)
     coef, intercept = x[:W].copy(), (float(x[i_b]) if R > 0 else 0.0)
     alpha = C * np.maximum(z[1:K + 1], 0.0)
-    value = dual_value(Pmat, q, beta, bounds, C, R, alpha)
+    value = dual_value(model, alpha)
     for t in negligible_blocks(coef, bounds, Pmat, C, value):  # zero, not selected
         a, b = bounds[t]
         coef[a:b] = 0.0
@@ -345,7 +357,7 @@ def _primal_constraints(Pmat, beta, bounds):
     return A, n_rows
 
 
-def _primal_on_rays(Pmat, q, beta, bounds, C, R, v, mu, intercept):
+def _primal_on_rays(model: CutModel, v, mu, intercept):
     """The cut model's minimiser from the dual's α: w_t = c_t·v_t with v = −Σ_k α_k p_k, the
     family that holds it (w_t = μ_t v_t). The interior-point solver's μ and b are only as
     accurate as its tolerance, and the model multiplies their error by C·‖p_k‖: on raw
@@ -353,6 +365,7 @@ def _primal_on_rays(Pmat, q, beta, bounds, C, R, v, mu, intercept):
     and the bundle stalled. The few c_t ≥ 0 and b are found instead by minimising the model
     on the family, ½(Σ_t c_t‖v_t‖)² + C·max(0, max_k Σ_t c_t⟨p_{k,t}, v_t⟩ + bβ_k + q_k),
     a QP in T + 2 variables. Falls back to the multipliers if that QP is not solved."""
+    Pmat, q, beta, bounds, C, R = model
     T, K = len(bounds), Pmat.shape[1]
     norms = np.array([np.linalg.norm(v[a:b]) for a, b in bounds])
     M = np.empty((K, T))

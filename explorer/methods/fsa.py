@@ -29,6 +29,7 @@ from ..engines.fsa import (
     GRAM_ROWS,
     Annealing,
     AnnealingRun,
+    RunHooks,
     anneal,
     first_pass,
     fsa_schedule,
@@ -249,10 +250,11 @@ class FSA(BaseSelector):
         if self.eta is None and piecewise:
             eta = min(eta, 1.8 / (datafit.curvature * gram_norm(X, config)))
             passes += GRAM_PASSES * min(X.shape[0], GRAM_ROWS) / X.shape[0]
+        hooks = RunHooks(recorder.emit_many, emit_deferred=recorder.emit_deferred,
+                         reset=recorder.reset, on_state=self._publish,
+                         interrupt=recorder.interrupted, stop_flag=recorder.stop_flag())
         run, self.eta_, outcome = anneal(
-            X, datafit, config, eta, emit_many=recorder.emit_many,
-            emit_deferred=recorder.emit_deferred, stop_flag=recorder.stop_flag(),
-            reset=recorder.reset, on_state=self._publish, interrupt=recorder.interrupted,
+            X, datafit, config, eta, hooks,
             warm=self._warm_for(n_features=m, piecewise=piecewise), moments=moments,
             first_product=first)
         if outcome == "stopped":

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from explorer.engines.fsa.annealing import Annealing, anneal, first_pass
+from explorer.engines.fsa.annealing import Annealing, RunHooks, anneal, first_pass
 from explorer.engines.fsa.schedules import fsa_schedule
 from explorer.methods.base import Recorder
 from explorer.optim.datafits import Datafit
@@ -94,7 +94,7 @@ def test_run_equals_algorithm_1(layout, dtype, loss, eta):
     datafit = Datafit(make_loss(loss), y)
     data = as_layout(X, layout.split("+")[0], dtype)
     moments, first = first_pass(data, datafit) if "first pass" in layout else (None, None)
-    run, eta_used, outcome = anneal(data, datafit, config, eta, emit_many=recorder.emit_many,
+    run, eta_used, outcome = anneal(data, datafit, config, eta, RunHooks(recorder.emit_many),
                                     moments=moments, first_product=first)
     records = recorder.history
     alive, beta, b, losses, etas = algorithm_1(X.astype(dtype), y, loss, config, eta)
@@ -124,8 +124,8 @@ def test_a_step_far_too_large_is_cut_within_the_run(first):
     datafit = Datafit(make_loss("squared"), y * 5.0, scale=2.0)
     moments, product = first_pass(X, datafit) if first else (None, None)
     recorder = Recorder()
-    run, eta, outcome = anneal(X, datafit, config, 1e4, emit_many=recorder.emit_many,
-                               reset=lambda: resets.append(1), moments=moments,
+    hooks = RunHooks(recorder.emit_many, reset=lambda: resets.append(1))
+    run, eta, outcome = anneal(X, datafit, config, 1e4, hooks, moments=moments,
                                first_product=product)
     assert outcome == "done" and not resets
     assert eta < 2.0 and np.all(np.isfinite(run.beta)) and run.alive.size == 3
@@ -153,6 +153,6 @@ def test_emit_returning_false_stops_with_the_model_of_the_last_record():
     seen = []
     recorder = Recorder(lambda record: seen.append(record) or len(seen) < 7)
     run, _, outcome = anneal(X, Datafit(make_loss("logistic"), y), config, 1.0,
-                             emit_many=recorder.emit_many)
+                             RunHooks(recorder.emit_many))
     assert outcome == "stopped" and len(seen) == 7 and recorder.history == seen
     np.testing.assert_array_equal(run.alive, seen[-1].selected)

@@ -6,6 +6,7 @@ from .annealing import (
     GRAM_ROWS,
     Annealing,
     AnnealingRun,
+    RunHooks,
     StepRule,
     anneal,
     first_pass,
@@ -13,5 +14,5 @@ from .annealing import (
 )
 from .schedules import fsa_schedule, schedule_cost
 
-__all__ = ["Annealing", "AnnealingRun", "GRAM_PASSES", "GRAM_ROWS", "StepRule", "anneal",
-           "first_pass", "fsa_schedule", "gram_norm", "schedule_cost"]
+__all__ = ["Annealing", "AnnealingRun", "GRAM_PASSES", "GRAM_ROWS", "RunHooks", "StepRule",
+           "anneal", "first_pass", "fsa_schedule", "gram_norm", "schedule_cost"]

@@ -3,6 +3,8 @@ rule, beside its engine; the shared loss kernels stay in :mod:`explorer.kernels`
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
@@ -103,9 +105,11 @@ def _columns_dot(X, cols, count, r, g):
 # SIMD sums, IEEE otherwise; numpy's error model: a division is not checked for a zero
 # divisor (none can be zero here), which is what lets the per-example loops vectorise
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
-def _fsa_outputs(X, row_major, mean, scale, beta, alive, b, w, cols, f):
-    """f = Zβ + b for the alive columns of the implicitly standardised working matrix;
-    returns how many columns moved it (their products were taken)."""
+def _fsa_outputs(design, beta, alive, b, w, cols, f):
+    """f = Zβ + b for the alive columns of the implicitly standardised working matrix
+    (:class:`WorkingDesign`); returns how many columns moved it (their products were
+    taken)."""
+    X, row_major, mean, scale = design
     n, W = X.shape
     offset = b
     n_moving = 0
@@ -213,33 +217,104 @@ def fsa_next_eta(eta, eta_max, outcome, bound, rule):
     return eta
 
 
-@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
-def fsa_dense_steps(X, row_major, y, code, h, weight, curv, mean, scale, beta, alive, b, eta,
-                    eta_max, rule, max_halvings, slack, ridge, fit_intercept, schedule, e0, budget,
-                    first, compact_at, stop, g0, loss_out, beta_out, alive_out, b_out, eta_out,
-                    work, priority, positive):
-    """Up to ``budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on a dense working
-    matrix X (n × W, standardised implicitly by ``mean``/``scale``): gradient step with the
-    ridge prior's exact prox, keep the ``schedule[e]`` largest |β| of the alive columns (ties:
-    the earlier column), the step size chosen by :func:`fsa_next_eta` (cut until the new model
-    lies under the data term's quadratic majoriser, doubled after steps accepted at once, at
-    most ``eta_max``; ``rule`` its state, updated in place;
-    ``slack``: the test's rounding allowance relative to the values; ``curv``: the data
-    term's curvature bound per example, its weight times the loss's). The compiled path of
-    ``AnnealingRun._step``, the same arithmetic (sums reassociated for SIMD); ``beta``,
-    ``alive`` (W,) are updated in place. ``g0`` (W values, or none): Xᵀr of the first
-    iteration, already taken (FSA's first pass over X computes it with the moments).
-    What the user knows: the kill ranks |β_j|·``priority[j]`` (1 / the penalty factor; ``inf``
-    never killed); ``positive`` projects each step onto β ≥ 0.
+class WorkingDesign(NamedTuple):
+    """FSA's dense working matrix ``X`` (n × W, C-ordered when ``row_major``), standardised
+    implicitly: column j is (x_j − ``mean[j]``) / ``scale[j]``."""
 
-    Writes per step the loss before it, β, the alive mask, the intercept and η after it;
-    adds to ``work`` the matrix cells its products read (``work[0]``) and the trial steps the
-    majoriser test rejected (``work[1]``).
+    X: np.ndarray
+    row_major: bool
+    mean: np.ndarray
+    scale: np.ndarray
+
+
+class DataTerm(NamedTuple):
+    """The data term: labels or targets ``y``, the loss by its kernel ``code`` and parameter
+    ``h``, its ``weight`` (1/n) and ``curvature``, the bound per example on its second
+    derivative times the weight."""
+
+    y: np.ndarray
+    code: int
+    h: float
+    weight: float
+    curvature: float
+
+
+class StepState(NamedTuple):
+    """The model and the step rule when a chunk starts: ``beta`` and ``alive`` (W, updated in
+    place), the intercept ``b``, the next step size ``eta``, the rule's state ``rule`` (see
+    :func:`fsa_next_eta`) and the objective ``first`` of the first step (NaN before it)."""
+
+    beta: np.ndarray
+    alive: np.ndarray
+    b: float
+    eta: float
+    rule: np.ndarray
+    first: float
+
+
+class Knobs(NamedTuple):
+    """Algorithm 1's knobs on this working matrix: the ridge prior, the intercept, the
+    schedule M_e, and what the user knows: ``priority[j]`` multiplies |β_j| in the kill
+    ranking (1 / the penalty factor; ``inf``: never killed), ``positive`` projects each step
+    onto β ≥ 0."""
+
+    ridge: float
+    fit_intercept: bool
+    schedule: np.ndarray
+    priority: np.ndarray
+    positive: bool
+
+
+class ChunkPlan(NamedTuple):
+    """A chunk of iterations: from schedule index ``e0``, at most ``budget`` steps, until
+    ``compact_at`` columns are dead; η at most ``eta_max``, at most ``max_halvings`` cuts of a
+    step, ``slack`` the majoriser test's rounding allowance relative to the values."""
+
+    e0: int
+    budget: int
+    compact_at: int
+    eta_max: float
+    max_halvings: int
+    slack: float
+
+
+class ChunkOut(NamedTuple):
+    """Per step: the loss before it, β, the alive mask, the intercept and η after it; and
+    ``work``: the matrix cells the products read (``work[0]``) and the trial steps the
+    majoriser test rejected (``work[1]``), added to."""
+
+    loss: np.ndarray
+    beta: np.ndarray
+    alive: np.ndarray
+    b: np.ndarray
+    eta: np.ndarray
+    work: np.ndarray
+
+
+@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
+def fsa_dense_steps(design, data, state, knobs, plan, out, g0, stop):
+    """Up to ``plan.budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on a dense working
+    matrix (:class:`WorkingDesign`): gradient step with the ridge prior's exact prox, keep the
+    ``schedule[e]`` largest |β| of the alive columns (ties: the earlier column), the step size
+    chosen by :func:`fsa_next_eta` (cut until the new model lies under the data term's
+    quadratic majoriser, doubled after steps accepted at once, at most ``eta_max``). The
+    compiled path of ``AnnealingRun._step``, the same arithmetic (sums reassociated for SIMD);
+    ``state.beta``, ``state.alive`` and ``state.rule`` are updated in place. ``g0`` (W values,
+    or none): Xᵀr of the first iteration, already taken (FSA's first pass over X computes it
+    with the moments). What the user knows enters through :class:`Knobs`.
+
+    Writes each step into ``out`` (:class:`ChunkOut`).
     Stops early when the loss is not finite or exceeds 1e3·``first`` (status 1), no halving
     gives a finite step under the majoriser (status 1, that step not written), another
     thread sets ``stop[0]`` (status 2), or ``compact_at`` columns are dead.
     Returns (b, steps written, status, first, η for the next step, objective of the final
     model)."""
+    X, row_major, mean, scale = design
+    y, code, h, weight, curv = data
+    beta, alive, b, eta, rule, first = state
+    ridge, fit_intercept, schedule, priority, positive = knobs
+    e0, budget, compact_at, eta_max, max_halvings, slack = plan
+    loss_out, beta_out, alive_out, b_out, eta_out, work = out
     n, W = X.shape
     f = np.empty(n)
     r = np.empty(n)
@@ -256,7 +331,7 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, curv, mean, scale, beta, a
     for j in range(W):
         if alive[j]:
             n_alive += 1
-    n_moving = _fsa_outputs(X, row_major, mean, scale, beta, alive, b, w, cols, f)
+    n_moving = _fsa_outputs(design, beta, alive, b, w, cols, f)
     work[0] += n * (W if row_major and n_moving > 0 else n_moving)
     data, rsum = _fsa_data_term(f, y, code, h, weight, r, scratch)
     steps = 0
@@ -346,7 +421,7 @@ def fsa_dense_steps(X, row_major, y, code, h, weight, curv, mean, scale, beta, a
                         big = a
             if not finite or big > 1e150:
                 break
-            n_moving = _fsa_outputs(X, row_major, mean, scale, beta_c, alive_c, b_c, w, cols, fc)
+            n_moving = _fsa_outputs(design, beta_c, alive_c, b_c, w, cols, fc)
             work[0] += n * (W if row_major and n_moving > 0 else n_moving)
             data_c, rsum_c = _fsa_data_term(fc, y, code, h, weight, rc, scratch)
             lin = 0.0

@@ -16,6 +16,7 @@ never asks which it has. Small dense working sets run in the compiled kernel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -25,7 +26,19 @@ import scipy.sparse as sp
 from ...features import PiecewiseLinearBasis
 from ...kernels import column_moments_and_xts, xts
 from ...kernels.chunked import PassInterrupted, interruptible
-from ._compiled import AFTER_CUTS, AT_ONCE, REJECTED, fsa_dense_steps, fsa_next_eta
+from ._compiled import (
+    AFTER_CUTS,
+    AT_ONCE,
+    REJECTED,
+    ChunkOut,
+    ChunkPlan,
+    DataTerm,
+    Knobs,
+    StepState,
+    WorkingDesign,
+    fsa_dense_steps,
+    fsa_next_eta,
+)
 from .designs import _unit_if_constant, make_design, standard_moments
 from .schedules import fsa_schedule
 
@@ -65,11 +78,15 @@ class Steps(NamedTuple):
 class ChunkSteps:
     """The steps of one compiled chunk as the kernel wrote them (β and alive mask over the
     working columns, one row per step), from which its records are built: at once for a
-    callback, else when first read (``emit_deferred``)."""
+    callback, else when first read (``emit_deferred``). ``before``: the alive mask over the
+    working columns before the chunk, ``work_orig`` their original indices, ``scale`` the
+    columns' scales, ``schedule`` M_e of each step, ``info``/``extra`` the records' common
+    and a dask X's keys."""
 
-    def __init__(self, loss, intercept, betas, masks, before, work_orig, scale, schedule,
-                 info, extra):
-        self.loss, self.intercept, self.betas, self.masks = loss, intercept, betas, masks
+    def __init__(self, out: ChunkOut, steps: int, before, work_orig, scale, schedule, info,
+                 extra):
+        self.loss, self.intercept = out.loss[:steps].tolist(), out.b[:steps].tolist()
+        self.betas, self.masks = out.beta[:steps], out.alive[:steps]
         self.before, self.work_orig, self.scale = before, work_orig, scale
         self.schedule, self.info, self.extra = schedule, info, extra
 
@@ -192,29 +209,44 @@ class Annealing:
     positive: bool = False
 
 
-def anneal(X, datafit, config: Annealing, eta: float, *, emit_many, emit_deferred=None,
-           stop_flag=None, reset=None, warm=None, on_state=None, interrupt=None, moments=None,
-           first_product=None):
-    """Run Algorithm 1, its records written by ``emit_many`` (the protocol of
-    :meth:`explorer.methods.base.Recorder.emit_many`: one call per chunk of steps; a compiled
-    chunk's by ``emit_deferred`` when given, the protocol of
-    :meth:`~explorer.methods.base.Recorder.emit_deferred`, which may build them later); a run
-    whose loss diverges restarts from the start at η/2 (``reset()`` tells the caller its
-    records start over). Returns (the finished run, the last step's η, its outcome: "done",
-    "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``interrupt()`` is polled
-    inside passes over a chunked X (see :meth:`AnnealingRun.run`). ``moments``:
-    X's :func:`standard_moments` when the caller has them (computed once for every restart);
-    ``first_product``: Xᵀr of the first step (:func:`first_pass`), which then reads no X."""
+@dataclass(frozen=True)
+class RunHooks:
+    """How a run of Algorithm 1 talks to its caller: ``emit_many`` writes a chunk's records
+    (the protocol of :meth:`explorer.methods.base.Recorder.emit_many`), ``emit_deferred`` a
+    compiled chunk's when given (that of :meth:`~explorer.methods.base.Recorder.emit_deferred`,
+    which may build them later); ``reset()`` is told that the records start over (a
+    diverged run restarted); ``on_state(run)`` sees every new model before its records;
+    ``interrupt()`` is polled inside passes over a chunked X and ``stop_flag`` (a one-element
+    int8 array) by the compiled steps: a user's *Stop*."""
+
+    emit_many: Callable
+    emit_deferred: Callable | None = None
+    reset: Callable[[], None] | None = None
+    on_state: Callable | None = None
+    interrupt: Callable[[], bool] | None = None
+    stop_flag: np.ndarray | None = None
+
+
+def anneal(X, datafit, config: Annealing, eta: float, hooks: RunHooks, *, warm=None,
+           moments=None, first_product=None):
+    """Run Algorithm 1, its records written through ``hooks`` (:class:`RunHooks`); a run
+    whose loss diverges restarts from the start at η/2 (``hooks.reset()`` tells the caller
+    its records start over). Returns (the finished run, the last step's η, its outcome:
+    "done", "stopped" or "diverged" after ``MAX_RESTARTS`` halvings). ``warm``: the model to
+    start from; ``moments``: X's :func:`standard_moments` when the caller has them (computed
+    once for every restart); ``first_product``: Xᵀr of the first step (:func:`first_pass`),
+    which then reads no X."""
     outcome = "diverged"
     for _attempt in range(MAX_RESTARTS):
-        run = AnnealingRun(config, X, datafit, eta, warm=warm, on_state=on_state,
+        run = AnnealingRun(config, X, datafit, eta, warm=warm, on_state=hooks.on_state,
                            moments=moments, first_product=first_product)
-        outcome = run.run(emit_many, stop_flag, interrupt, emit_deferred)
+        outcome = run.run(hooks.emit_many, hooks.stop_flag, hooks.interrupt,
+                          hooks.emit_deferred)
         if outcome != "diverged":
             break
         eta /= 2.0
-        if reset is not None:
-            reset()
+        if hooks.reset is not None:
+            hooks.reset()
     return run, run.step_eta, outcome
 
 
@@ -474,32 +506,32 @@ class AnnealingRun:
                          max(1, CHUNK_CELLS // max(1, self.n * touched)), MAX_CHUNK))
         if not (row_major or X.flags.f_contiguous):
             X = np.asfortranarray(X)
-        loss, betas = np.empty(budget), np.empty((budget, W))
-        masks = np.empty((budget, W), dtype=np.bool_)
-        intercepts, etas = np.empty(budget), np.empty(budget)
+        written = ChunkOut(np.empty(budget), np.empty((budget, W)),
+                           np.empty((budget, W), dtype=np.bool_), np.empty(budget),
+                           np.empty(budget), np.zeros(2))
         stop = self.stop_flag if self.stop_flag is not None else np.zeros(1, dtype=np.int8)
         loss_fn = self.datafit.loss
-        work = np.zeros(2)
         first = _NO_PRODUCT
         if design.first_product is not None:  # the first step's Xᵀr, from the first pass
             first, design.first_product = design.first_product[design.work_orig], None
+        priority = np.ones(W) if self.config.priority is None else \
+            np.ascontiguousarray(self.config.priority[design.work_orig])
         b, steps, status, self.first, self.eta, final = fsa_dense_steps(
-            X, row_major, self.datafit.y, loss_fn.code, loss_fn.numba_param,
-            self.datafit.weight, self.datafit.point_curvature, design.mean_work,
-            design.scale_work, beta, alive, self.b,
-            self.eta, self.rule.eta_max, self.rule.state, MAX_HALVINGS, self.slack,
-            self.config.ridge,
-            self.config.fit_intercept, self.schedule, e - 1, budget, self.first,
-            W - int(np.ceil(keep * W)) + 1, stop, first, loss, betas, masks, intercepts, etas,
-            work, np.ones(W) if self.config.priority is None else
-            np.ascontiguousarray(self.config.priority[design.work_orig]),
-            bool(self.config.positive))
-        self.cells += float(work[0])
-        self.rejected += int(work[1])
+            WorkingDesign(X, row_major, design.mean_work, design.scale_work),
+            DataTerm(self.datafit.y, loss_fn.code, loss_fn.numba_param, self.datafit.weight,
+                     self.datafit.point_curvature),
+            StepState(beta, alive, self.b, self.eta, self.rule.state, self.first),
+            Knobs(self.config.ridge, self.config.fit_intercept, self.schedule, priority,
+                  bool(self.config.positive)),
+            ChunkPlan(e - 1, budget, W - int(np.ceil(keep * W)) + 1, self.rule.eta_max,
+                      MAX_HALVINGS, self.slack),
+            written, first, stop)
+        self.cells += float(written.work[0])
+        self.rejected += int(written.work[1])
         self._carried = None
-        out = self._chunk_steps(e, steps, loss, betas, masks, intercepts, etas)
+        out = self._chunk_steps(e, steps, written)
         if steps:
-            self.step_eta = float(etas[steps - 1])
+            self.step_eta = float(written.eta[steps - 1])
         if steps:
             self.b = float(b)
             self.final_loss = float(final)
@@ -509,14 +541,13 @@ class AnnealingRun:
         status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
         return out, status
 
-    def _chunk_steps(self, e, steps, loss, betas, masks, intercepts, etas) -> ChunkSteps:
+    def _chunk_steps(self, e, steps, written: ChunkOut) -> ChunkSteps:
         """A compiled chunk's ``steps`` iterations from e (their records built later)."""
         info = self._info(e, 0, None, None, None)
-        info["eta"] = etas[:steps].tolist()
+        info["eta"] = written.eta[:steps].tolist()
         extra = {key: info[key] for key in info.keys() - _STEP_KEYS}  # a dask X's counters
         design = self.design
-        return ChunkSteps(loss[:steps].tolist(), intercepts[:steps].tolist(), betas[:steps],
-                          masks[:steps], design.work_pos >= 0, design.work_orig, design.scale,
+        return ChunkSteps(written, steps, design.work_pos >= 0, design.work_orig, design.scale,
                           self.schedule[e - 1:e - 1 + steps].tolist(), info, extra)
 
     def _store(self):

@@ -35,9 +35,15 @@ from sklearn.svm import SVC, LinearSVC
 
 from explorer import GrFL
 from explorer.data import make
-from explorer.engines.grfl.group_master import admm_master, fista_master, loss_gradient
+from explorer.engines.grfl.group_master import (
+    GroupObjective,
+    admm_master,
+    fista_master,
+    loss_gradient,
+)
 from explorer.features import FourierFamily, GaborFamily, median_bandwidth
 from explorer.methods import Abess
+from explorer.optim import Stopping
 
 C_GRID = {"C": [0.01, 0.1, 1.0, 10.0, 100.0]}
 GROUPS = (5, 10, 20, 50, 100)
@@ -180,12 +186,12 @@ def section_solvers(args, tables):
         groups = [np.arange(2 * i, 2 * i + 2) for i in range(g)]
         lam = 0.05 * np.linalg.norm((Phi.T @ loss_gradient("squared_hinge", y, 0 * y))
                                     .reshape(g, -1), axis=1).max()
-        best = fista_master(Phi, y, groups, "squared_hinge", lam, tol=1e-9,
-                            max_iter=30000).objective
+        spec = GroupObjective(y, "squared_hinge", lam)
+        best = fista_master(Phi, groups, spec, stopping=Stopping(1e-9, 30000)).objective
         out = {}
         for label, solver in (("fista", fista_master), ("admm", admm_master)):
             start = time.perf_counter()
-            res = solver(Phi, y, groups, "squared_hinge", lam, tol=1e-12, max_iter=20000)
+            res = solver(Phi, groups, spec, stopping=Stopping(1e-12, 20000))
             wall = time.perf_counter() - start
             out[label] = [_time_to(res.trace, wall, best, rel) for rel in (1e-3, 1e-6)]
         table.add(f"{g} ({2 * g})", out["fista"][0], out["admm"][0], out["fista"][1],

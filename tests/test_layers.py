@@ -193,3 +193,38 @@ def test_the_import_reader_sees_lazy_and_relative_imports():
     assert "explorer._errors" in targets and "explorer.kernels._numba" in targets
     _, lazy = _imports(PACKAGE / "ui" / "_worker.py")  # imports the methods inside a function
     assert "explorer.methods" in lazy
+
+
+MAX_PARAMETERS = 8
+
+
+def _parameter_counts(unit: str):
+    """(place, function, its parameters) of every function and method in ``unit`` (self and
+    cls not counted; ``*args`` and ``**kwargs`` count one each)."""
+    for path in sorted((PACKAGE / unit).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                args = node.args
+                names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+                if names and names[0] in ("self", "cls"):
+                    names = names[1:]
+                count = len(names) + (args.vararg is not None) + (args.kwarg is not None)
+                yield f"{path.relative_to(PACKAGE)}:{node.lineno}", node.name, count
+
+
+def test_no_solver_takes_more_than_eight_parameters():
+    """A solver is given its problem as objects (the restricted data term, the cut model, the
+    compiled loops' named tuples, the stopping rule), not as a row of loose arguments."""
+    wide = [f"{place} {name}: {count}" for unit in ("engines", "optim")
+            for place, name, count in _parameter_counts(unit) if count > MAX_PARAMETERS]
+    assert not wide, wide
+
+
+def test_the_parameter_count_sees_a_wide_function(tmp_path, monkeypatch):
+    module = tmp_path / "engines"
+    module.mkdir()
+    (module / "wide.py").write_text("def f(self, a, b, c, d, e, f, g, h, *, i=1):\n    pass\n"
+                                    "def g(a, b, c, d, e, f, g, *rest):\n    pass\n")
+    monkeypatch.setitem(globals(), "PACKAGE", tmp_path)
+    counts = {name: count for _, name, count in _parameter_counts("engines")}
+    assert counts == {"f": 9, "g": 8}

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._params import ParamSpec
-from ..engines.grfl import GroupMaster, loss_gradient
+from ..engines.grfl import GroupMaster, GroupObjective, loss_gradient
 from ..features import (
     FixedFamily,
     FourierFamily,
@@ -45,7 +45,7 @@ from ..features import (
     SampledSpace,
     median_bandwidth,
 )
-from ..optim import OuterStep, OuterStopping, WarmStart, cutting_plane, make_loss
+from ..optim import OuterStep, OuterStopping, Stopping, WarmStart, cutting_plane, make_loss
 from .base import BaseSelector, Recorder, register
 
 COARSE_KKT = 1e-1  # KKT residual (relative to λ) of the masters inside the loop
@@ -261,9 +261,9 @@ class GrFL(BaseSelector):
         tol = float(self.tol)
         space = SampledSpace(X, fam, int(self.n_candidates), rng, q=float(self.q),
                              lam_shared=float(self.lam_shared), threshold=1.0 + tol)
-        master = GroupMaster(Y, self.loss, 1.0, float(self.lam_shared), float(self.q),
-                             group_size=fam.group_size, solver=self.solver, tol=tol,
-                             coarse=COARSE_KKT, max_inner=int(self.max_inner),
+        spec = GroupObjective(Y, self.loss, 1.0, float(self.lam_shared), float(self.q))
+        master = GroupMaster(spec, group_size=fam.group_size, solver=self.solver,
+                             stopping=Stopping(tol, int(self.max_inner)), coarse=COARSE_KKT,
                              interrupt=recorder.interrupted,
                              start=(state.coef, state.extra["ws"], state.intercept)
                              if state is not None else None)

@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 
 from explorer.engines.grfl.group_master import (
+    GroupObjective,
     admm_master,
     fista_master,
     loss_gradient,
     objective,
 )
+from explorer.optim import Stopping
 from tests.reference_solvers import group_lasso_reference
 
 
@@ -51,8 +53,9 @@ def test_fista_and_admm_equal_the_conic_solution(loss, T, seed):
     Phi, Y, groups = _problem(seed, T=T, loss=loss)
     lam = 0.3 * np.linalg.norm(Phi.T @ loss_gradient(loss, Y, np.zeros_like(Y)), axis=1).max()
     W_ref, b_ref, obj_ref = group_lasso_reference(Phi, Y, groups, loss, lam)
-    fista = fista_master(Phi, Y, groups, loss, lam, tol=1e-7, max_iter=20000)
-    admm = admm_master(Phi, Y, groups, loss, lam, tol=1e-6, max_iter=20000)
+    spec = GroupObjective(Y, loss, lam)
+    fista = fista_master(Phi, groups, spec, stopping=Stopping(1e-7, 20000))
+    admm = admm_master(Phi, groups, spec, stopping=Stopping(1e-6, 20000))
     assert fista.objective == pytest.approx(obj_ref, rel=1e-6, abs=1e-8)
     assert admm.objective == pytest.approx(obj_ref, rel=1e-4, abs=1e-6)
     np.testing.assert_allclose(fista.x[0], W_ref, atol=2e-4)
@@ -70,10 +73,11 @@ def test_masters_meet_the_optimality_conditions(loss, q):
     Phi, Y, groups = _problem(4, T=2, loss=loss, gsize=3)
     lam = 0.5 * np.linalg.norm(Phi.T @ loss_gradient(loss, Y, np.zeros_like(Y)), axis=1).max()
     # the KKT residual is certified to 1e-5 (q ≠ 2 reaches a floor near 1e-5 with FISTA)
-    fista = fista_master(Phi, Y, groups, loss, lam, q=q, tol=1e-5, max_iter=50000)
+    spec = GroupObjective(Y, loss, lam, q=q)
+    fista = fista_master(Phi, groups, spec, stopping=Stopping(1e-5, 50000))
     assert fista.converged and fista.measure <= 1e-5
     assert _kkt(Phi, Y, fista.x[0], fista.x[2], groups, loss, lam, q) < 1e-3
-    admm = admm_master(Phi, Y, groups, loss, lam, q=q, tol=1e-6, max_iter=50000)
+    admm = admm_master(Phi, groups, spec, stopping=Stopping(1e-6, 50000))
     assert admm.objective == pytest.approx(fista.objective, rel=1e-4)
     assert 0 < sum(np.linalg.norm(fista.x[0][g]) > 0 for g in groups) < len(groups)
 
@@ -83,25 +87,27 @@ def test_shared_weights_follow_their_subgradient_conditions():
     Phi, Y, groups = _problem(7, T=3, loss="squared")
     Y = Y + 2.0 * Phi[:, [0]]            # a column every task shares
     lam_p, lam_s = 1.0, 0.5
-    res = fista_master(Phi, Y, groups, "squared", lam_p, lam_s, tol=1e-7, max_iter=50000)
+    spec = GroupObjective(Y, "squared", lam_p, lam_s)
+    res = fista_master(Phi, groups, spec, stopping=Stopping(1e-7, 50000))
     G = Phi.T @ loss_gradient("squared", Y, Phi @ (res.x[0] + res.x[1][:, None]) + res.x[2])
     g = G.sum(axis=1)
     on = np.abs(res.x[1]) > 1e-9
     assert on.any()
     np.testing.assert_allclose(-g[on], lam_s * np.sign(res.x[1][on]), atol=1e-4)
     assert np.all(np.abs(g[~on]) <= lam_s * (1 + 1e-4))
-    admm = admm_master(Phi, Y, groups, "squared", lam_p, lam_s, tol=1e-6, max_iter=50000)
+    admm = admm_master(Phi, groups, spec, stopping=Stopping(1e-6, 50000))
     assert admm.objective == pytest.approx(res.objective, rel=1e-4)
 
 
 def test_warm_start_from_the_solution_is_much_shorter():
     Phi, Y, groups = _problem(2)
-    cold = fista_master(Phi, Y, groups, "squared_hinge", 0.5, tol=1e-7)
-    warm = fista_master(Phi, Y, groups, "squared_hinge", 0.5, W0=cold.x[0], b0=cold.x[2], tol=1e-7)
+    spec = GroupObjective(Y, "squared_hinge", 0.5)
+    cold = fista_master(Phi, groups, spec, stopping=Stopping(1e-7, 5000))
+    warm = fista_master(Phi, groups, spec, (cold.x[0], None, cold.x[2]),
+                        stopping=Stopping(1e-7, 5000))
     assert warm.n_iter < cold.n_iter / 4
     assert cold.objective - 1e-6 <= warm.objective <= cold.objective
-    assert objective(Phi, Y, warm.x[0], warm.x[1], warm.x[2], groups, "squared_hinge", 0.5, 0.0,
-                     2.0) == pytest.approx(warm.objective)
+    assert objective(Phi, groups, spec, warm.x) == pytest.approx(warm.objective)
 
 
 def test_fista_line_search_is_bounded_on_non_finite_data():
@@ -110,4 +116,5 @@ def test_fista_line_search_is_bounded_on_non_finite_data():
     Y = np.where(np.arange(10) % 2, 1.0, -1.0)[:, None]
     groups = [np.arange(0, 2), np.arange(2, 4)]
     with pytest.raises(FloatingPointError, match="not finite"):
-        fista_master(Phi, Y, groups, "squared_hinge", 0.1, max_iter=5)
+        fista_master(Phi, groups, GroupObjective(Y, "squared_hinge", 0.1),
+                     stopping=Stopping(1e-4, 5))

@@ -10,8 +10,9 @@ from sklearn.svm import LinearSVC
 
 from explorer import GrFL
 from explorer.data._synthetic import make_textures, make_xor
-from explorer.engines.grfl.group_master import fista_master, loss_gradient
+from explorer.engines.grfl.group_master import GroupObjective, fista_master, loss_gradient
 from explorer.features import FixedFamily, GaborFamily
+from explorer.optim import Stopping
 from explorer.texts import explain
 
 
@@ -35,7 +36,8 @@ def test_fixed_family_equals_the_master_on_the_whole_bank(solver):
     Y = y[:, None].astype(float)
     lam = 0.25 * np.abs(Phi.T @ loss_gradient("squared_hinge", Y, np.zeros_like(Y))).max()
     groups = [np.array([j]) for j in range(12)]
-    ref = fista_master(Phi, Y, groups, "squared_hinge", lam, tol=1e-7, max_iter=50000)
+    ref = fista_master(Phi, groups, GroupObjective(Y, "squared_hinge", lam),
+                       stopping=Stopping(1e-7, 50000))
 
     est = GrFL(lam=lam, solver=solver, tol=1e-8).fit(X, y, feature_family=FixedFamily(12))
     assert est.stop_reason_.startswith("converged")
@@ -97,13 +99,14 @@ def test_admm_and_fista_reach_the_same_model(xor):
         [p.v.tolist() for p in b.generated_params_][:len(a.generated_params_)] or \
         abs(a.score(xor.X_test, xor.y_test) - b.score(xor.X_test, xor.y_test)) < 0.03
     # on the same generated columns, both masters solved to the default tol agree
-    from explorer.engines.grfl.group_master import admm_master, fista_master
+    from explorer.engines.grfl.group_master import GroupObjective, admm_master, fista_master
 
     Phi = a.transform(xor.X)
     Y = np.where(xor.y == a.classes_[1], 1.0, -1.0)[:, None]
     groups = [np.arange(i, i + 2) for i in range(0, Phi.shape[1], 2)]
-    f = fista_master(Phi, Y, groups, "squared_hinge", a.lam_, tol=1e-4)
-    d = admm_master(Phi, Y, groups, "squared_hinge", a.lam_, tol=1e-4)
+    spec = GroupObjective(Y, "squared_hinge", a.lam_)
+    f = fista_master(Phi, groups, spec, stopping=Stopping(1e-4, 5000))
+    d = admm_master(Phi, groups, spec, stopping=Stopping(1e-4, 5000))
     assert f.objective == pytest.approx(d.objective, rel=1e-5)
     assert a.objective_ == pytest.approx(f.objective, rel=1e-5)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import Lasso
 
-from explorer.engines.grfl.group_master import GroupProblem, fista_master
+from explorer.engines.grfl.group_master import GroupObjective, GroupProblem, fista_master
 from explorer.optim import Stopping, apg
 
 
@@ -23,8 +23,8 @@ def test_lasso_through_the_group_master_equals_coordinate_descent(dtype, alpha):
     X = rng.standard_normal((n, d)).astype(dtype)
     y = (X[:, :3] @ np.array([2.0, -1.0, 0.5]) + 0.1 * rng.standard_normal(n)).astype(dtype)
     groups = [np.array([j]) for j in range(d)]
-    res = fista_master(X, y[:, None], groups, "squared", 2 * n * alpha, tol=1e-8,
-                       max_iter=20000)
+    res = fista_master(X, groups, GroupObjective(y[:, None], "squared", 2 * n * alpha),
+                       stopping=Stopping(1e-8, 20000))
     ref = Lasso(alpha=alpha, tol=1e-12, max_iter=100000).fit(X.astype(np.float64),
                                                             y.astype(np.float64))
     assert res.converged and res.measure <= 1e-8
@@ -36,7 +36,7 @@ def test_interrupt_returns_the_current_iterate():
     rng = np.random.default_rng(1)
     Phi = rng.standard_normal((40, 6))
     Y = np.where(rng.standard_normal((40, 1)) > 0, 1.0, -1.0)
-    problem = GroupProblem(Phi, Y, [np.arange(6)], "squared_hinge", 0.1, L=10.0)
+    problem = GroupProblem(Phi, [np.arange(6)], GroupObjective(Y, "squared_hinge", 0.1), L=10.0)
     x0 = (np.zeros((6, 1)), np.zeros(6), np.zeros(1))
     calls = []
 
@@ -50,7 +50,8 @@ def test_interrupt_returns_the_current_iterate():
 
 @pytest.mark.parametrize("eta,L0", [(0.0, 1.0), (1.0, 1.0), (0.5, 0.0), (0.5, float("nan"))])
 def test_bad_knobs_raise(eta, L0):
-    problem = GroupProblem(np.eye(3), np.ones((3, 1)), [np.arange(3)], "squared", 0.1)
+    spec = GroupObjective(np.ones((3, 1)), "squared", 0.1)
+    problem = GroupProblem(np.eye(3), [np.arange(3)], spec)
     with pytest.raises(ValueError):
         apg(problem, (np.zeros((3, 1)), np.zeros(3), np.zeros(1)), L0=L0,
             stopping=Stopping(1e-6, 10), eta=eta)

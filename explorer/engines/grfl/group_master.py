@@ -16,6 +16,8 @@ Two solvers over the same problem:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ...optim import (
@@ -36,6 +38,7 @@ from ...optim import (
 )
 
 LOSSES = ("squared_hinge", "logistic", "squared")  # Table 2's, in the loss table
+FINE = Stopping(1e-4, 5000)  # the last master's KKT tolerance and steps per solve
 
 
 def datafit(loss: str, Y: np.ndarray) -> Datafit:
@@ -61,10 +64,26 @@ def curvature(loss: str) -> float:
     return the_loss.unhalved * the_loss.curvature
 
 
-def objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, block=None) -> float:
+@dataclass(frozen=True)
+class GroupObjective:
+    """Eq. (17) but its columns: targets ``Y`` (n × T), the loss (Table 2's, by its name in
+    the loss table), ``lam_p`` on the groups' ℓq norms (``q``), ``lam_s`` on the shared w̃'s
+    ℓ1 norm."""
+
+    Y: np.ndarray
+    loss: str
+    lam_p: float
+    lam_s: float = 0.0
+    q: float = 2.0
+
+
+def objective(Phi, groups, spec: GroupObjective, x, block=None) -> float:
+    """Eq. (17) at the point ``x`` = (W, w̃, b) over the columns ``Phi``."""
+    W, ws, b = x
     F = Phi @ (W + ws[:, None]) + b[None, :]
-    return loss_value(loss, Y, F) + lam_p * float(group_norms(W, groups, q, block).sum()) + \
-        lam_s * float(np.abs(ws).sum())
+    return loss_value(spec.loss, spec.Y, F) + \
+        spec.lam_p * float(group_norms(W, groups, spec.q, block).sum()) + \
+        spec.lam_s * float(np.abs(ws).sum())
 
 
 class GroupProblem(Composite):
@@ -75,11 +94,11 @@ class GroupProblem(Composite):
 
     n_parts = 3
 
-    def __init__(self, Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, L=1.0):
+    def __init__(self, Phi, groups, spec: GroupObjective, L: float = 1.0):
         self.Phi = Phi
-        self.fit = datafit(loss, Y)
-        self.omega = GroupLq(groups, lam_p, q, lam_s)
-        self.shared = lam_s > 0
+        self.fit = datafit(spec.loss, spec.Y)
+        self.omega = GroupLq(groups, spec.lam_p, spec.q, spec.lam_s)
+        self.shared = spec.lam_s > 0
         self.L = float(L)
 
     def outputs(self, x):
@@ -111,16 +130,23 @@ class GroupProblem(Composite):
         return residual / max(self.omega.lam, TINY)
 
 
-def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None, b0=None,
-                 tol=1e-4, max_iter=5000, L0=None, interrupt=None,
-                 stall: float | None = None) -> SolverResult:
-    """Eq. (17) by :func:`explorer.optim.apg.apg`, stopped when the KKT residual (see
-    :class:`GroupProblem`) is at most ``tol``·λ_p. ``x`` of the result is (W, w̃, b)."""
-    n, c = Phi.shape
-    T = Y.shape[1]
-    W = np.zeros((c, T)) if W0 is None else W0.copy()
-    ws = np.zeros(c) if ws0 is None or not lam_s > 0 else ws0.copy()
-    b = np.zeros(T) if b0 is None else b0.copy()
+def _start(Phi, spec: GroupObjective, start):
+    """(W, w̃, b) copied from ``start`` (any part None: zeros; w̃ only with a shared λ_s)."""
+    c, T = Phi.shape[1], spec.Y.shape[1]
+    W0, ws0, b0 = start if start is not None else (None, None, None)
+    W = np.zeros((c, T)) if W0 is None else np.array(W0, dtype=np.float64)
+    ws = np.zeros(c) if ws0 is None or not spec.lam_s > 0 else np.array(ws0, dtype=np.float64)
+    b = np.zeros(T) if b0 is None else np.array(b0, dtype=np.float64)
+    return W, ws, b
+
+
+def fista_master(Phi, groups, spec: GroupObjective, start=None, *, stopping: Stopping,
+                 L0: float | None = None, interrupt=None) -> SolverResult:
+    """Eq. (17) over the columns ``Phi`` by :func:`explorer.optim.apg.apg` from ``start``
+    (W, w̃, b; None: zeros), stopped when the KKT residual (see :class:`GroupProblem`) is at
+    most ``stopping.tol``·λ_p (or on ``stopping.stall``). ``x`` of the result is (W, w̃, b)."""
+    loss = spec.loss
+    W, ws, b = _start(Phi, spec, start)
     # backtracking corrects any start; unit-norm columns give ‖Φ‖₂² ≥ 1
     L = float(L0) if L0 else curvature(loss) * max(float(np.max(np.sum(Phi * Phi, 0),
                                                                initial=0.0)), 1e-12)
@@ -128,9 +154,8 @@ def fista_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=Non
         raise FloatingPointError("FISTA's line search found no step: the loss or its gradient "
                                  "is not finite (check the data and the feature family's "
                                  "parameters)")
-    problem = GroupProblem(Phi, Y, groups, loss, lam_p, lam_s, q, L)
-    return apg(problem, (W, ws, b), L0=L, stopping=Stopping(tol, max_iter, stall=stall),
-               eta=0.9, interrupt=interrupt)
+    problem = GroupProblem(Phi, groups, spec, L)
+    return apg(problem, (W, ws, b), L0=L, stopping=stopping, eta=0.9, interrupt=interrupt)
 
 
 def _prox_split(loss: str, v: np.ndarray, xi: float) -> np.ndarray:
@@ -140,11 +165,14 @@ def _prox_split(loss: str, v: np.ndarray, xi: float) -> np.ndarray:
     return -the_loss.prox(-v, the_loss.unhalved / xi)
 
 
-def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None, b0=None,
-                tol=1e-4, max_iter=5000, xi=None, eta=None, interrupt=None) -> SolverResult:
+def admm_master(Phi, groups, spec: GroupObjective, start=None, *, stopping: Stopping,
+                xi: float | None = None, eta: float | None = None,
+                interrupt=None) -> SolverResult:
     """The ADMM of §4.1 on eq. (17), with the two linear systems' inverses cached; stopped by
-    the same KKT measure as :func:`fista_master` (checked every ``check_every`` steps on
-    the split copies, which carry the prox's exact zeros)."""
+    the same KKT measure as :func:`fista_master` (checked every ``stopping.check_every`` steps
+    on the split copies, which carry the prox's exact zeros)."""
+    Y, loss, lam_p, lam_s, q = spec.Y, spec.loss, spec.lam_p, spec.lam_s, spec.q
+    max_iter = stopping.max_iter
     n, c = Phi.shape
     T = Y.shape[1]
     shared = lam_s > 0
@@ -156,9 +184,7 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
     # a shifted by a constant, which leaves the iterates unchanged
     D, e = datafit(loss, Y).loss.argument(Y)
     cvec = -e
-    W = np.zeros((c, T)) if W0 is None else W0.copy()
-    ws = np.zeros(c) if ws0 is None or not shared else ws0.copy()
-    b = np.zeros(T) if b0 is None else b0.copy()
+    W, ws, b = _start(Phi, spec, start)
     U, us = W.copy(), ws.copy()
     F = Phi @ (W + ws[:, None]) + b[None, :]
     a = cvec - D * F
@@ -172,9 +198,8 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
     A_inv = np.linalg.inv(A)
     S_inv = np.linalg.inv(T * xi * Phi.T @ Phi + eta_s * np.eye(c)) if shared else None
     blk = block_size(groups, c)
-    trace = [objective(Phi, Y, W, ws, b, groups, loss, lam_p, lam_s, q, blk)]
-    stopping = Stopping(tol, max_iter)
-    problem = GroupProblem(Phi, Y, groups, loss, lam_p, lam_s, q,
+    trace = [objective(Phi, groups, spec, (W, ws, b), blk)]
+    problem = GroupProblem(Phi, groups, spec,
                            curvature(loss) * max(float(np.linalg.norm(Phi, 2)) ** 2, 1e-12))
     converged = False
     measure = np.inf
@@ -203,8 +228,7 @@ def admm_master(Phi, Y, groups, loss, lam_p, lam_s=0.0, q=2.0, W0=None, ws0=None
         nu += eta * (W - U)
         if shared:
             nus += eta_s * (ws - us)
-        value = objective(Phi, Y, U, us if shared else ws, b, groups, loss, lam_p, lam_s, q,
-                          blk)
+        value = objective(Phi, groups, spec, (U, us if shared else ws, b), blk)
         trace.append(value)
         if it % stopping.check_every == 0 or it == max_iter:
             measure = problem.measure((U, us if shared else ws, b))
@@ -225,21 +249,23 @@ class GroupMaster:
     sampled space scores as violations. Masters inside the loop stop at a KKT residual of
     ``coarse``·λ or (FISTA) on the paper's relative objective change ``COARSE_STALL``, whichever
     first (they only choose the next feature: on xor this is 5–6× faster at the same test
-    accuracy); :meth:`polish` solves the last to ``tol``.
+    accuracy); :meth:`polish` solves the last to ``stopping.tol`` (``stopping.max_iter`` steps
+    per solve). ``spec.lam_p`` may be set later through ``lam`` (GrFL takes λ from the first
+    violations); ``start``: (W, w̃, b) of a warm start, for the first block added.
     """
 
-    def __init__(self, Y, loss: str, lam: float, lam_shared: float = 0.0, q: float = 2.0, *,
-                 group_size: int = 1, solver: str = "fista", tol: float = 1e-4,
-                 coarse: float = 1e-1, max_inner: int = 5000, interrupt=None, start=None):
+    def __init__(self, spec: GroupObjective, *, group_size: int = 1, solver: str = "fista",
+                 stopping: Stopping = FINE, coarse: float = 1e-1, interrupt=None,
+                 start=None):
         if solver not in ("fista", "admm"):
             raise ValueError(f"unknown solver {solver!r}; choose 'fista' or 'admm'")
-        self.Y = np.asarray(Y, dtype=np.float64)
-        self.loss = loss
-        self.lam, self.lam_shared, self.q = float(lam), float(lam_shared), float(q)
+        self.Y = np.asarray(spec.Y, dtype=np.float64)
+        self.loss = spec.loss
+        self.lam, self.lam_shared, self.q = float(spec.lam_p), float(spec.lam_s), float(spec.q)
         self.solver = solver
-        self.tol = float(tol)
-        self.coarse = max(float(tol), float(coarse))
-        self.max_inner = int(max_inner)
+        self.tol = float(stopping.tol)
+        self.coarse = max(self.tol, float(coarse))
+        self.max_inner = int(stopping.max_iter)
         self.group_size = int(group_size)
         self.interrupt = interrupt
         n, T = self.Y.shape
@@ -247,7 +273,7 @@ class GroupMaster:
         self.groups: list[np.ndarray] = []
         self.columns: list = []
         self.W, self.ws = np.zeros((0, T)), np.zeros(0)
-        self.b = np.atleast_1d(datafit(loss, self.Y).best_constant()).astype(np.float64)
+        self.b = np.atleast_1d(datafit(self.loss, self.Y).best_constant()).astype(np.float64)
         self._start = start  # (W, w̃, b) of a warm start, for the first block added
         self._L = None
         self._measure = np.inf
@@ -275,13 +301,16 @@ class GroupMaster:
         self.W, self.ws = np.vstack([self.W, W]), np.concatenate([self.ws, ws])
 
     def solve(self, tol: float | None = None):
-        solve = fista_master if self.solver == "fista" else admm_master
+        spec = GroupObjective(self.Y, self.loss, self.lam, self.lam_shared, self.q)
         coarse = tol is None
-        kw = {"L0": self._L, "stall": COARSE_STALL if coarse else None} \
-            if self.solver == "fista" else {}
-        res = solve(self.Phi, self.Y, self.groups, self.loss, self.lam, self.lam_shared, self.q,
-                    W0=self.W, ws0=self.ws, b0=self.b, tol=self.coarse if tol is None else tol,
-                    max_iter=self.max_inner, interrupt=self.interrupt, **kw)
+        stopping = Stopping(self.coarse if coarse else tol, self.max_inner,
+                            stall=COARSE_STALL if coarse and self.solver == "fista" else None)
+        if self.solver == "fista":
+            res = fista_master(self.Phi, self.groups, spec, (self.W, self.ws, self.b),
+                               stopping=stopping, L0=self._L, interrupt=self.interrupt)
+        else:
+            res = admm_master(self.Phi, self.groups, spec, (self.W, self.ws, self.b),
+                              stopping=stopping, interrupt=self.interrupt)
         (self.W, self.ws, self.b), self._L = res.x, res.step_constant
         self._measure = float(res.measure)
         self.result = res

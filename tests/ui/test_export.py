@@ -1,9 +1,11 @@
 """Every figure saves itself in one click, as PNG and as SVG, and the SVG is the figure the user
-sees: its title, its axis names, its data (checked on real downloads in chromium)."""
+sees: its title, its axis names, its data; the PNG is that figure at three times its size on
+the screen, for print (checked on real downloads in chromium)."""
 
 from __future__ import annotations
 
 import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -45,5 +47,14 @@ def test_every_figure_saves_as_svg_and_png(page: Page, server):
     assert curve.startswith("<svg") and "objective" in curve and "<path" in curve
 
     png = _download(page, page.locator(".view-sparsity [title='Save as PNG']").first)
+    assert png.suggested_filename.startswith("entries-and-exits")
     assert png.suggested_filename.endswith(".png")
-    assert Path(png.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    data = Path(png.path()).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    # print resolution: three pixels for every pixel of the figure on the screen
+    width, height = struct.unpack(">II", data[16:24])
+    svg_width, svg_height = (float(re.search(rf'<svg[^>]*\b{side}="([\d.]+)', text).group(1))
+                             for side in ("width", "height"))
+    assert (width, height) == (round(3 * svg_width), round(3 * svg_height))
+    # the picture is drawn, not blank: many colours, as on the screen
+    assert len(data) > 20_000

@@ -278,7 +278,7 @@ def _cut_model(P, q, beta, bounds, C, coef, intercept):
 def test_cut_solution_is_the_models_minimiser_not_just_its_value():
     """The point handed back must attain the model's minimum: read off the interior-point
     multipliers it sat 25 % above it on raw pixels with C = 10·n, and the bundle stalled."""
-    data = np.load(Path(__file__).parents[1] / "engines" / "data"
+    data = np.load(Path(__file__).parents[1] / "engines" / "fs_multi" / "data"
                    / "cut_problem_unscaled_digits.npz")
     P, q, beta, C, R = data["P"], data["q"], data["beta"], float(data["C"]), float(data["R"])
     bounds = [tuple(b) for b in data["bounds"]]

@@ -204,15 +204,3 @@ def test_bad_outer_stopping_knobs_raise(bad):
         OuterStopping(**bad)
 
 
-def test_every_engines_master_speaks_the_declared_protocol():
-    """The loop's seam is declared (``Master``, ``WeightedMaster`` for a path grown to k):
-    FGM's and FS-multi's masters hold weights per column, GrFL's group master the rest."""
-    from explorer.engines.fgm import L12Master
-    from explorer.engines.fs_multi import BundleMaster
-    from explorer.engines.grfl.group_master import GroupMaster
-    from explorer.optim import Master, WeightedMaster
-
-    for master in (L12Master, BundleMaster, GroupMaster):
-        assert issubclass(master, Master), master
-    assert issubclass(L12Master, WeightedMaster) and issubclass(BundleMaster, WeightedMaster)
-    assert issubclass(ScriptedMaster, WeightedMaster)  # the scripted one here too

@@ -147,11 +147,13 @@ class ConvergenceView(pn.viewable.Viewer):
                      viz.last_point(data, "objective")]
             if inner:
                 items.append(viz.outer_marks(data))
+            if bounds:
+                items.append(viz.upper_steps(self._bounds.data.copy(deep=False)))
             return hv.Overlay(items)
 
+        # one stream per plot, so that a push redraws each plot once: the objective plot
+        # reads the bounds' rows (sent first) when its own stream fires
         plot = hv.DynamicMap(_whole(objective), streams=[self._conv])
-        if bounds:
-            plot = plot * hv.DynamicMap(_whole(viz.upper_steps), streams=[self._bounds])
         legend = inner or bounds
         self.objective_pane.object = plot.opts(hv.opts.Overlay(
             # the log scale is named on the axis: three plots share a row, and a 1,400-px
@@ -228,7 +230,8 @@ class ConvergenceView(pn.viewable.Viewer):
         self._axis_for(frames[0], start_over=True)
         self._step = frames[3]
         self._caption(records, start_over=True)
-        for buf, frame in zip((self._conv, self._bounds, self._kept), frames[:3]):
+        order = ((self._bounds, frames[1]), (self._conv, frames[0]), (self._kept, frames[2]))
+        for buf, frame in order:  # the bounds first: the objective plot reads them
             had_rows = len(buf.data) > 0
             if had_rows:
                 with param.edit_constant(buf):
@@ -245,8 +248,8 @@ class ConvergenceView(pn.viewable.Viewer):
         self._axis_for(conv, start_over=False)
         self._step = step
         self._caption(records)
-        for buf, frame in ((self._conv, conv), (self._bounds, bounds), (self._kept, kept)):
-            if len(frame):
+        for buf, frame in ((self._bounds, bounds), (self._conv, conv), (self._kept, kept)):
+            if len(frame):  # the bounds first: the objective plot reads them
                 buf.send(frame)
         _forget_drawn(self.objective_pane, self.bounds_pane, self.kept_pane)
 

@@ -82,4 +82,12 @@ def test_each_step_draws_its_own_iteration_within_a_second(page: Page, server):
         page.locator(".btn-step button").click()
         wait_for(lambda n=n: f"iteration {n} " in status(page) and "paused" in status(page),
                  timeout=20)
-        wait_for(lambda n=n: drawn(n), timeout=1.0, interval=0.05)
+        try:
+            wait_for(lambda n=n: drawn(n), timeout=1.0, interval=0.05)
+        except AssertionError:
+            kept = page.evaluate(FIGURE, "selected features per iteration") or {"glyphs": []}
+            image = page.evaluate(FIGURE, "w (red +, blue −)") or {"title": ""}
+            raise AssertionError(
+                f"step {n} not drawn within a second: status {status(page)!r}, kept "
+                f"{[len(g['cols'].get('iteration', [])) for g in kept['glyphs']]}, "
+                f"map {image['title']!r}") from None

@@ -40,7 +40,7 @@ from ..data import as_matrix
 from ..engines.fs_manifold import knn_graph, laplacian, manifold_kernel, svm_dual
 from ..features import auto_scaling
 from ..kernels import xts
-from ..optim import LevelStep, Stopping, level_method
+from ..optim import LevelStep, Stopping, level_method, relative_gap
 from .base import BaseSelector, Recorder, register
 
 MAX_SVM_ITER = 1_000_000  # libsvm iterations of the final SVM
@@ -307,10 +307,14 @@ class FSManifold(BaseSelector):
         def on_step(step: LevelStep) -> bool:
             self._store(step.best_p, m, fixed)
             top = _top(step.best_p, m, fixed)
+            # φ(p) ≥ 0 (the SVM dual is 0 at α = 0): the cut model's minimum, negative on
+            # the first cuts, is reported no lower than that floor (a valid, tighter bound)
+            lower = max(step.lower, 0.0)
             return recorder.emit(
                 objective=step.value, n_selected=m, selected=np.sort(top), inner_steps=1,
-                lower=step.lower, upper=step.upper, inner_measure=step.measure,
-                info={"gap": step.upper - step.lower, "manifold_ratio": step.extra,
+                lower=lower, upper=step.upper,
+                inner_measure=min(step.measure, relative_gap(step.upper, lower)),
+                info={"gap": step.upper - lower, "manifold_ratio": step.extra,
                       "tau": tau, "rho": rho, "p_top": step.best_p[top].copy(),
                       "weights": step.best_p[np.sort(top)], "level": step.level,
                       "p": step.best_p.copy() if step.best_p.size <= P_RECORDED else None})
@@ -319,7 +323,7 @@ class FSManifold(BaseSelector):
                               stopping=Stopping(float(self.tol), int(self.max_iter)),
                               on_step=on_step, p0=p0, fixed=fixed)
         self.p_ = result.best_p
-        self.lower_bound_, self.upper_bound_ = result.lower, result.upper
+        self.lower_bound_, self.upper_bound_ = max(result.lower, 0.0), result.upper
         self.converged_ = bool(result.converged)
         if not result.converged and not recorder.should_stop:
             gap = (result.upper - result.lower) / max(abs(result.upper), 1e-300)

@@ -149,6 +149,10 @@ def test_bounds_are_monotone_and_records_complete(semi):
     assert all(b >= a - 1e-9 for a, b in zip(lows, lows[1:]))
     assert all(b <= a + 1e-12 for a, b in zip(ups, ups[1:]))
     assert all(r.info["gap"] >= -1e-9 for r in est.history_)
+    # φ(p) ≥ 0, so no bound is reported below 0 (the first cuts' LP minimum is), and each
+    # record's gap is that of its bounds
+    assert min(lows) >= 0.0 and est.lower_bound_ >= 0.0
+    assert all(r.inner_measure <= (r.upper - r.lower) / r.upper + 1e-12 for r in est.history_)
     assert all(r.n_selected == 8 == r.selected.size for r in est.history_)
     # ρ = "auto" balances the two kernel traces at p⁰: the first ratio is τ²/(1−τ)² = 1
     assert est.history_[0].info["manifold_ratio"] == pytest.approx(1.0, rel=1e-6)

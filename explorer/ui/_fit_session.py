@@ -25,6 +25,7 @@ class Update:
     records: list = field(default_factory=list)
     reset: bool = False
     finished: bool = False
+    paused: bool = False  # a stepped fit paused in this poll
     failed: bool = False
     cancelled: bool = False
     queued: int = 0
@@ -163,6 +164,7 @@ class FitSession(param.Parameterized):
             self.notify(str(event.payload), "warning")
         elif event.kind == "paused":
             self.paused = True
+            update.paused = True
         elif event.kind in ("done", "stopped"):
             self.estimator = event.payload
             self.running = self.paused = False

@@ -169,6 +169,10 @@ class StatusPacer:
         if update.finished and records and has_model:
             # the fit's end came in a later poll than its last record: explain that record
             return self._show(records[-1], now, explain=True)
+        if update.paused and paused and records:
+            # the pause came in a later poll than the step's record: the line says "paused"
+            # (the explanation is written with the pause); else it stayed at "running…"
+            return self._show(records[-1], now)
         if self.behind and records and now - self.at >= self.every:
             return self._show(records[-1], now)  # no record since
         return Shown()

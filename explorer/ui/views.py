@@ -170,7 +170,7 @@ class ConvergenceView(pn.viewable.Viewer):
         self._caption()
         self.kept_pane.object = hv.DynamicMap(
             _whole(lambda data: viz.kept_curve(data, schedule)), streams=[self._kept]).opts(
-            hv.opts.Overlay(title="selected features per iteration", responsive=True,
+            hv.opts.Overlay(title="#features per iteration", responsive=True,
                             height=h, show_legend=bool(schedule), logy=bool(schedule),
                             legend_position="top_right", show_grid=True,
                             **viz.BEST_LEGEND))

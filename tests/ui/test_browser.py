@@ -93,7 +93,7 @@ def test_changing_a_parameter_refits_and_redraws(page: Page, server, shot):
     n = int(re.search(r"iteration (\d+)", after).group(1))
 
     def drawn_to_the_end():  # the screenshot shows the fit the status line reports
-        fig = page.evaluate(FIGURE, "selected features per iteration") or {"glyphs": []}
+        fig = page.evaluate(FIGURE, "#features per iteration") or {"glyphs": []}
         return any(len(g["cols"].get("iteration", [])) == n for g in fig["glyphs"]) or None
 
     wait_for(drawn_to_the_end)
@@ -159,7 +159,10 @@ def test_step_runs_one_outer_iteration_and_explains_it(page: Page, server, shot)
     page.locator(".btn-step button").click()
     explanation = wait_text(page, ".explanation", "Outer iteration 1")
     assert "worst-case analysis" in explanation
-    wait_for(lambda: "paused" in status(page))
+    try:
+        wait_for(lambda: "paused" in status(page))
+    except AssertionError:
+        raise AssertionError(f"not paused after one step: {status(page)!r}") from None
     page.locator(".btn-step button").click()
     wait_text(page, ".explanation", "Outer iteration 2")
     expect(page.locator(".btn-run button")).to_have_text("Resume")

@@ -73,7 +73,7 @@ def test_each_step_draws_its_own_iteration_within_a_second(page: Page, server):
     settled_status(page)
 
     def drawn(n):
-        kept = page.evaluate(FIGURE, "selected features per iteration") or {"glyphs": []}
+        kept = page.evaluate(FIGURE, "#features per iteration") or {"glyphs": []}
         iterations = [len(g["cols"].get("iteration", [])) for g in kept["glyphs"]]
         image = page.evaluate(FIGURE, "w (red +, blue −)") or {"title": ""}
         return (n in iterations and f"iteration {n}" in image["title"]) or None
@@ -85,7 +85,7 @@ def test_each_step_draws_its_own_iteration_within_a_second(page: Page, server):
         try:
             wait_for(lambda n=n: drawn(n), timeout=1.0, interval=0.05)
         except AssertionError:
-            kept = page.evaluate(FIGURE, "selected features per iteration") or {"glyphs": []}
+            kept = page.evaluate(FIGURE, "#features per iteration") or {"glyphs": []}
             image = page.evaluate(FIGURE, "w (red +, blue −)") or {"title": ""}
             raise AssertionError(
                 f"step {n} not drawn within a second: status {status(page)!r}, kept "

@@ -54,7 +54,7 @@ POINTS = """([title, column]) => {
   return out;
 }"""
 OBJECTIVE = ["objective per", "objective"]
-KEPT = ["selected features per iteration", "n_selected"]
+KEPT = ["#features per iteration", "n_selected"]
 
 
 def _free_port() -> int:

@@ -89,6 +89,31 @@ def test_the_pacer_shows_first_and_settled_records_at_once_and_rations_the_rest(
     assert finished.record is r3 and finished.explain
 
 
+def test_a_pause_in_a_later_poll_than_its_record_turns_the_line_to_paused():
+    """A step's record and its pause come in separate polls when the worker is between them
+    at the poll: the line showed the record as running and stayed "running…" (the page's
+    Step then looked stuck beside its explanation)."""
+    import queue
+
+    from explorer.ui._fit_session import FitSession, Update
+    from explorer.ui._status import Feedback
+    from explorer.ui._worker import Event
+
+    record = _record()
+    feedback = Feedback()
+    fits = FitSession(queue.Queue(), feedback.notify, start_worker=False)
+    fits.token, fits.records, fits.running = 1, [], True
+    first = Update()
+    fits.apply(Event("record", 1, record), first)
+    feedback.after_poll(first, fits, None, "fgm")
+    assert feedback.status.endswith("running…")
+    later = Update()
+    fits.apply(Event("paused", 1, record), later)
+    assert later.paused and fits.paused
+    feedback.after_poll(later, fits, None, "fgm")
+    assert feedback.status.endswith("paused"), feedback.status
+
+
 def test_the_status_line_slows_down_with_the_fits_running_in_the_server(monkeypatch):
     """0.2 s alone and up to six fits at once, then one step more per six: a class of 30
     fitting sees its line change every second, and a closed session stops counting."""

@@ -228,3 +228,24 @@ def test_the_parameter_count_sees_a_wide_function(tmp_path, monkeypatch):
     monkeypatch.setitem(globals(), "PACKAGE", tmp_path)
     counts = {name: count for _, name, count in _parameter_counts("engines")}
     assert counts == {"f": 9, "g": 8}
+
+
+def test_no_module_outside_the_loss_table_compares_a_losss_name():
+    """What a loss is (its ½, liblinear's name for it, its compiled case) is a field of the
+    loss table, not a comparison of its name elsewhere."""
+    from explorer.optim.losses import LOSSES
+
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == PACKAGE / "optim" / "losses.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            values = [e for side in sides
+                      for e in (side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set)
+                                else [side])]
+            if any(isinstance(v, ast.Constant) and v.value in LOSSES for v in values):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert not found, found

@@ -18,6 +18,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC, l1_min_c
 
 from .._params import ParamSpec, cv_choice
+from ..optim import make_loss
 from .base import SWEEP_FEATURES, BaseSelector, Recorder, register
 from .knowledge import scale_columns, top
 
@@ -74,8 +75,8 @@ class _LinearL1(BaseSelector):
                              "(the number of features follows C)")
 
     def _l1_min_c(self, X, y) -> float:
-        return float(l1_min_c(X, y, loss="squared_hinge" if self.loss_name == "squared_hinge"
-                              else "log", fit_intercept=True))
+        return float(l1_min_c(X, y, loss=make_loss(self.loss_name).liblinear,
+                              fit_intercept=True))
 
     def _objective(self, X, y, coef, intercept, C) -> float:
         margins = X @ np.atleast_2d(coef).T + intercept
@@ -85,10 +86,8 @@ class _LinearL1(BaseSelector):
             classes = self.classes_
             Y = np.where(np.asarray(y)[:, None] == classes[None, :], 1.0, -1.0)
             z = Y * margins
-        if self.loss_name == "squared_hinge":
-            loss = np.square(np.maximum(0.0, 1.0 - z)).sum()
-        else:
-            loss = np.logaddexp(0.0, -z).sum()
+        the_loss = make_loss(self.loss_name)  # liblinear's, without the table's ½
+        loss = the_loss.unhalved * float(the_loss.value(z).sum())
         return float(np.abs(coef).sum() + C * loss)
 
     def _one(self, X, y, C, multi):

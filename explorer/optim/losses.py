@@ -27,6 +27,7 @@ class MarginLoss:
     convex = True
     task = "classification"  # what a model of this loss predicts
     unhalved = 1.0  # undoes the table's ½: the loss as GrFL's and FSA's papers write it
+    liblinear = None  # scikit-learn's name for it where liblinear fits it (l1_min_c's loss)
     params: tuple[str, ...] = ()  # the shape parameters the loss takes (Huber's h)
 
     def best_constant(self, y: np.ndarray) -> float | None:
@@ -110,6 +111,7 @@ class SquaredHinge(MarginLoss):
     curvature = 1.0
     code = 0
     unhalved = 2.0
+    liblinear = "squared_hinge"
 
     def value(self, z):
         xi = np.maximum(0.0, 1.0 - z)
@@ -137,6 +139,7 @@ class Logistic(MarginLoss):
     name = "logistic"
     curvature = 0.25
     code = 1
+    liblinear = "log"
 
     def value(self, z):
         return np.logaddexp(0.0, -z)

@@ -381,7 +381,7 @@ def test_fsa_schedule_is_drawn_on_a_log_axis_covering_it(fsa_fit):
 
     def kept_plot(view):
         plot, = [m for m in pn.panel(view).get_root().select({"type": Plot})
-                 if m.title is not None and m.title.text.startswith("selected features")]
+                 if m.title is not None and m.title.text.startswith("#features per iteration")]
         return plot
 
     _, est = fsa_fit

@@ -23,6 +23,7 @@ from ._data_source import UPLOAD, available_datasets, max_upload_mb
 from ._page import page_template
 from ._server import in_server, poll_every
 from ._state import ExplorerState
+from ._tabs import ViewTab, ViewTabs
 from .error_control_view import ErrorControlView
 from .stability_view import StabilityView, k_of
 from .views import AccuracyView, ConvergenceView, SelectedTable, SparsityView
@@ -120,7 +121,6 @@ class ExplorerApp(pn.viewable.Viewer):
         self.error_control = ErrorControlView()
         self.error_control.start_button.on_click(lambda e: self._start_error_control())
         self._last_map = 0.0
-        self._map_dirty = False
         self._carried = None
         self._page_loaded = not in_server()  # a served page draws once the browser has it
         self._callback = None
@@ -129,9 +129,8 @@ class ExplorerApp(pn.viewable.Viewer):
         self._sweep_after_fit = False
         self._swept_version = -1
         self._accuracy_methods: tuple[str, ...] = ()
-        self._stale: set[str] = set()  # tabs whose view waits to be drawn until shown
-        self.tabs = None
         self._build_controls()
+        self._build_views()
         self.state.param.watch(self._on_version, "data_version")
         self.state.param.watch(self._on_metric, "metric")
         self.state.param.watch(self._on_baselines, "baselines")
@@ -192,6 +191,20 @@ class ExplorerApp(pn.viewable.Viewer):
         self._rebuild_method_knobs()
         self._on_message()
         self._update_summary()
+
+    def _build_views(self):
+        """The tabs under the curves, by name; each draws while shown (:mod:`._tabs`)."""
+        self.views = ViewTabs(
+            ViewTab("map", "Sparsity map", self.sparsity, draw=self._draw_map_now),
+            ViewTab("accuracy", "Accuracy vs #features",
+                    pn.Column(self.accuracy, self.sweep_status, self.progress,
+                              sizing_mode="stretch_width"),
+                    draw=self._draw_accuracy, on_shown=self._on_accuracy_shown),
+            ViewTab("selected", "Selected features", self.selected, draw=self._draw_selected),
+            ViewTab("stability", "Stability", self.stability, tick=self.stability.tick),
+            ViewTab("error control", "Error control", self.error_control,
+                    tick=self.error_control.tick),
+            css_classes=["view-tabs"])
 
     def _build_knowledge(self):
         """*What you know*: features always in and never in (names or numbers), penalty
@@ -441,7 +454,7 @@ class ExplorerApp(pn.viewable.Viewer):
     def _sweep_now(self):
         self._swept_version = self.state.data_version
         self.state.sweep()
-        self._show_tab("accuracy")
+        self.views.show("accuracy")
 
     def _export(self):
         return io.StringIO(json.dumps(self.state.export_session(), indent=2))
@@ -462,8 +475,9 @@ class ExplorerApp(pn.viewable.Viewer):
         # on the next tick, whatever the drawing budget (under a class's load the budget
         # went to other sessions, and a page said "done" over empty plots)
         stepping = self.state.fits.paused
+        drawn_map = self.views["map"]
         ended = not self.state.fits.running and \
-            (self._carried is not None or self._map_dirty)
+            (self._carried is not None or drawn_map.stale)
         ready = self._page_loaded and (stepping or ended or DRAWING.ready(now))
         # Bokeh sends plot patches as they are rendered but the status text when the callback
         # returns: a tick whose status starts or ends a fit ("running…", "stopped", "done")
@@ -479,12 +493,12 @@ class ExplorerApp(pn.viewable.Viewer):
                     self.convergence.replace(carried.records)
                 else:
                     self.convergence.push(carried.records)
-                if self._map_dirty and (stepping or not self.state.fits.running):
+                if drawn_map.stale and (stepping or not self.state.fits.running):
                     # the fit's last curves: its map goes with them, not a budget's wait
                     # later (the previous fit's map stayed 3–5 s beside the new fit's "done")
                     self._draw_map()
             DRAWING.spent(now)
-        elif self._map_dirty and self._map_visible() and self._carried is None and \
+        elif drawn_map.stale and drawn_map.drawable and self._carried is None and \
                 not news and ready and \
                 (stepping or ended or now - self._last_map > MAP_EVERY_S):
             # the map is the slowest view: after the curves, at most every 0.25 s
@@ -494,7 +508,7 @@ class ExplorerApp(pn.viewable.Viewer):
         if update.reset or update.records:
             self._carried = update if self._carried is None or update.reset else \
                 _merged(self._carried, update)
-            self._map_dirty = True
+            drawn_map.mark()
         if update.reset and not update.finished:  # a new fit: its curves will come
             self.convergence.one_shot([])
         if update.finished:
@@ -508,10 +522,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self._show_accuracy(methods=self.state.sweeps.swept)
         elif update.sweep_rows:
             self._show_accuracy()
-        if self._showing("stability"):  # its events wait while hidden
-            self.stability.tick()
-        if self._showing("error control"):
-            self.error_control.tick()
+        self.views.tick()  # a hidden tab's background events wait until it is shown
 
     def _start_stability(self) -> None:
         """Resamples of the method with the session's knobs, then the methods of *Compare
@@ -546,68 +557,44 @@ class ExplorerApp(pn.viewable.Viewer):
             if name in self._knobs:
                 W.show_used(self._knobs[name], value)
 
-    # the view tabs, by name, in the order of the page (:meth:`view`)
-    TABS = ("map", "accuracy", "selected", "stability", "error control")
-
-    def _showing(self, name: str) -> bool:
-        """Whether the page shows the tab ``name`` (never without tabs: a headless app)."""
-        return self.tabs is not None and self.TABS[self.tabs.active] == name
-
-    def _show_tab(self, name: str) -> None:
-        if self.tabs is not None:
-            self.tabs.active = self.TABS.index(name)
-
-    def _map_visible(self) -> bool:
-        return self.tabs is None or self._showing("map")
-
     def _draw_map(self) -> None:
-        if not self._map_visible():
-            # a hidden tab's figure is drawn when it is next shown: updated while hidden,
-            # its legend lost its view in BokehJS ("cannot find a view for Legend", on
-            # every later update of the page)
-            self._map_dirty = True
-            return
+        self.views["map"].draw()
+
+    @reported
+    def _draw_map_now(self) -> None:
         self.sparsity.show(self.state.records, self.state.data, self._given())
         self._last_map = time.perf_counter()
-        self._map_dirty = False
 
     def _show_selected(self) -> None:
-        """Fill the table now if its tab is shown, else when it is next shown. Panel updates
-        a hidden tab's models outside their document and then rewrites the stylesheet links
-        it shares with every other model to its CDN (offline, every later update of the
-        page requested loading.css from the internet and failed)."""
-        if self.tabs is None or self._showing("selected"):
-            self.selected.show(selected_table(self.state.estimator, self.state.data,
-                                              pinned=self.state.known.pinned))
-            self._stale.discard("selected")
-        else:
-            self._stale.add("selected")
+        self.views["selected"].draw()
+
+    @reported
+    def _draw_selected(self) -> None:
+        self.selected.show(selected_table(self.state.estimator, self.state.data,
+                                          pinned=self.state.known.pinned))
 
     def _show_accuracy(self, methods=None) -> None:
-        """Draw the sweep now if its tab is shown, else when it is next shown: a figure of
-        a hidden tab updated in place was left without a view in the browser (a stream of
-        "cannot find a view for Legend" page errors after the tab had been opened once)."""
         if methods is not None:
             self._accuracy_methods = tuple(methods)
+        self.views["accuracy"].draw()
+
+    @reported
+    def _draw_accuracy(self) -> None:
         if not self._accuracy_methods and self.state.data is not None:
             # the methods a sweep would draw, from the start: the figure's legend then exists
             # before the first row (a legend added to a figure in a hidden tab was left
             # without a view: "cannot find a view for Legend" on every later layout)
             self._accuracy_methods = tuple(self.state.sweep_methods())
-        if self.tabs is None or self._accuracy_visible():
-            sweeps = self.state.sweeps
-            current, choice = sweeps.marks(self.state.metric)
-            differences, verdicts = sweeps.differences(self.state.metric)
-            self.accuracy.show(sweeps.frame, self.state.metric,
-                               methods=self._accuracy_methods, current=current, choice=choice,
-                               current_label=sweeps.current_label, differences=differences,
-                               method=sweeps.current, verdicts=verdicts)
-            self._stale.discard("accuracy")
-        else:
-            self._stale.add("accuracy")
+        sweeps = self.state.sweeps
+        current, choice = sweeps.marks(self.state.metric)
+        differences, verdicts = sweeps.differences(self.state.metric)
+        self.accuracy.show(sweeps.frame, self.state.metric,
+                           methods=self._accuracy_methods, current=current, choice=choice,
+                           current_label=sweeps.current_label, differences=differences,
+                           method=sweeps.current, verdicts=verdicts)
 
     def _accuracy_visible(self) -> bool:
-        return self._showing("accuracy")
+        return self.views["accuracy"].shown
 
     def _maybe_sweep(self, force: bool = False):
         """Sweep in the background once per data/method version, when its tab is shown (the
@@ -618,24 +605,17 @@ class ExplorerApp(pn.viewable.Viewer):
             self.state.sweep()
 
     @reported
-    def _on_tab(self, event):
-        shown = self.TABS[event.new]
-        if shown == "map" and self._map_dirty:
-            self._draw_map()
-        if shown == "accuracy" and "accuracy" in self._stale:
-            self._show_accuracy()
-        if shown == "selected" and "selected" in self._stale:
-            self._show_selected()
-        if shown == "accuracy" and not self.state.fits.running:
+    def _on_accuracy_shown(self):
+        if not self.state.fits.running:
             self._maybe_sweep()
-        elif shown == "accuracy":
+        else:
             self._sweep_after_fit = True
 
     def _refresh_all(self):
         self.convergence.reset()
         self.convergence.push(self.state.records)
         self.convergence.one_shot(self.state.records, self._method_label())
-        self.sparsity.show(self.state.records, self.state.data, self._given())
+        self._draw_map()
         self._show_selected()
         self._show_accuracy()
 
@@ -689,20 +669,9 @@ class ExplorerApp(pn.viewable.Viewer):
             self.export, sizing_mode="stretch_width", css_classes=["controls"])
 
     def main(self):
-        if self.tabs is None:
-            self.tabs = pn.Tabs(("Sparsity map", self.sparsity), ("Accuracy vs #features",
-                                pn.Column(self.accuracy, self.sweep_status, self.progress,
-                                          sizing_mode="stretch_width")),
-                                # dynamic: only the shown tab is in the page, so a hidden
-                                # tab never sits over the visible plot and takes its clicks
-                                ("Selected features", self.selected),
-                                ("Stability", self.stability),
-                                ("Error control", self.error_control), dynamic=True,
-                                sizing_mode="stretch_width", css_classes=["view-tabs"])
-            self.tabs.param.watch(self._on_tab, "active")
         return pn.Column(self.message, self.status, self.knowledge_line, self.summary,
                          self.explanation,
-                         self.convergence, self.convergence.gap_note, self.tabs,
+                         self.convergence, self.convergence.gap_note, self.views,
                          sizing_mode="stretch_width")
 
     def close(self) -> None:

@@ -21,6 +21,7 @@ from explorer.ui import (
     SelectedTable,
     SparsityView,
 )
+from explorer.ui._tabs import ViewTab, ViewTabs  # noqa: E402
 
 hv.extension("bokeh")
 
@@ -768,20 +769,43 @@ def test_the_gap_plot_says_why_a_path_cut_to_k_never_closes_its_gap():
 
 
 def test_the_apps_view_tabs_are_named_in_the_order_of_the_page():
-    """The app draws a tab's view when it is shown by the tab's name (``TABS``), not by a
-    literal number: the names follow the page's tabs."""
+    """The app refers to a tab by its name, never its position: the names follow the page's
+    tabs, and showing a tab by name shows that one."""
     app = ExplorerApp(dataset="digits-3v8")
     app.state.live = False
     try:
         pn.panel(app).get_root()
-        titles = list(app.tabs._names)
-        assert len(titles) == len(app.TABS)
-        for name, title in zip(app.TABS, titles, strict=True):
+        titles = list(app.views.widget._names)
+        assert len(titles) == len(app.views.names)
+        for name, title in zip(app.views.names, titles, strict=True):
             assert name.split()[0] in title.lower(), (name, title)
-        app._show_tab("selected")
-        assert app._showing("selected") and not app._showing("map")
+        app.views.show("selected")
+        assert app.views.showing("selected") and not app.views.showing("map")
+        assert app.views["selected"].shown and not app.views["map"].shown
     finally:
         app.state.close()
+
+
+def test_a_hidden_tab_draws_when_it_is_next_shown():
+    """A tab asked to draw while hidden draws once, when shown; a shown tab draws at once;
+    without a page every tab draws at once and none counts as shown."""
+    drawn, shown = [], []
+    tabs = ViewTabs(ViewTab("a", "A", pn.pane.Markdown("a"), draw=lambda: drawn.append("a")),
+                    ViewTab("b", "B", pn.pane.Markdown("b"), draw=lambda: drawn.append("b"),
+                            on_shown=lambda: shown.append("b")))
+    tabs["b"].draw()
+    assert drawn == ["b"] and not tabs["b"].shown  # no page: drawn at once
+    pn.panel(tabs).get_root()
+    tabs["b"].draw()
+    tabs["b"].draw()
+    assert drawn == ["b"] and tabs["b"].stale  # hidden: waits
+    tabs["a"].draw()
+    assert drawn == ["b", "a"]
+    tabs.show("b")
+    assert drawn == ["b", "a", "b"] and not tabs["b"].stale and shown == ["b"]
+    tabs.show("a")
+    tabs.show("b")
+    assert drawn == ["b", "a", "b"] and shown == ["b", "b"]  # nothing new: not redrawn
 
 
 def test_a_shares_axis_ends_at_one_whatever_its_bands():

@@ -9,6 +9,8 @@ of the design class itself, once, when this module is imported."""
 from __future__ import annotations
 
 import panel as pn
+from bokeh.core.validation import silence
+from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 from panel.theme.fast import Fast
 
 HEADER = "#1f4e79"
@@ -39,6 +41,10 @@ def serve_page(build, title: str, *extensions: str, **config) -> None:
     from ._worker import warm_up_kernels
 
     warm_up_kernels()
+    # an image's figure is sized by its frame (HoloViews's data_aspect sets frame_width and
+    # frame_height), which Bokeh's check of a fixed size does not read: one W-1005 line in
+    # the server's log per page served, about a figure drawn at the size it should be
+    silence(FIXED_SIZING_MODE, True)
     quiet_closed_pages()
     enforce_websocket_origins()
     pn.extension(*extensions, sizing_mode="stretch_width", **config)

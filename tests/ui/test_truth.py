@@ -156,6 +156,9 @@ def assert_clean_log(server_log) -> None:
     (`explorer.ui._server.quiet_closed_pages`)."""
     log = server_log()
     assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
+    # nor a Bokeh validation warning about a model of the page (W-1005: a fixed-size figure
+    # without width and height, one line per page served for the weight images)
+    assert not re.search(r"\bW-1\d{3} \(", log), log[-3000:]
 
 
 # ------------------------------------------------------------------ 1 · every method, live

@@ -35,13 +35,13 @@ SUMMARIES = {
 def _fgm(record) -> str:
     """A short account of one outer iteration (or of the refinement), for the teaching view."""
     info = record.info
-    if info.get("refine") and "groups_kept" in info:
+    if record.refinement and "groups_kept" in info:
         return _cut_to_groups(record, "the ℓ2 model was refit on them")
-    if info.get("refine"):
+    if record.refinement:
         before, pruned = info.get("before", []), info.get("pruned", [])
         added = info.get("added", [])
         rounds = int(info.get("splice_rounds", 0))
-        paper = info.get("refine") == "paper"
+        paper = record.refinement == "paper"
         step = "Exactly k" if paper else "Refinement"
         if info.get("loss") and not paper:
             step += f" (on the {info['loss'].replace('_', ' ')} loss)"
@@ -123,9 +123,9 @@ def _cut_to_groups(record, refit: str) -> str:
 
 def _fs_multi(record) -> str:
     info = record.info
-    if info.get("refine") and "groups_kept" in info:
+    if record.refinement and "groups_kept" in info:
         return _cut_to_groups(record, "the bundle master was solved again on them")
-    if info.get("refine"):
+    if record.refinement:
         return (f"Exactly k: the path grew to {_count(len(info.get('before', [])), 'feature')}"
                 f"; the {_count(record.n_selected, 'feature')} of largest |w_j| were kept "
                 f"({_count(len(info.get('added', [])), 'feature')} of best worst-case score "
@@ -213,13 +213,13 @@ def with_names(text: str, names: Sequence[str] | None) -> str:
 def explain(method: str, record, names: Sequence[str] | None = None) -> str:
     """A short account of one iteration of ``method`` (a registry key), or "" when the method
     has no teaching text; features are called by ``names`` (the dataset's) when given. A
-    one-vs-rest member's record (``info["class"]``) says whose fit it is: its counts and
+    one-vs-rest member's record (``record.member``) says whose fit it is: its counts and
     objective are that class's binary fit's, not the model's."""
     fn = _EXPLAINERS.get(method)
     if fn is None:
         return ""
-    member = record.info.get("class") if record.info else None
-    if record.info and record.info.get("stage") == "shared cut":
+    member = record.member
+    if record.stage == "shared cut":
         return with_names(
             f"Exactly k for all classes: the classes' fits used {record.info['of']} features "
             f"together; the {record.info['kept']} with the largest weights across the classes "
@@ -272,9 +272,8 @@ def gap_caption(bounded, last=None) -> str:
     said = (f"The certified gap ends at {gap:.0%}: the convex relaxation's optimum lies "
             f"between {lower:.4g} (its dual at the last master's α) and the objective "
             f"{upper:.4g}. The lower bound rises only as the path nears that optimum; ")
-    info = (last.info or {}) if last is not None else {}
     reason = str((bounded.info or {}).get("stop_reason") or "")
-    if last is not None and last is not bounded and info.get("refine"):
+    if last is not None and last is not bounded and last.refinement:
         measure = getattr(last, "inner_measure", None)
         refit = "" if measure is None else \
             " (its refit is certified on its own, " + (

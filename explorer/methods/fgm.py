@@ -45,6 +45,7 @@ from ._cutting import (
     outer_stopping,
 )
 from .base import BaseSelector, Recorder, register
+from .records import REFINE_KEY
 
 
 @register("fgm")
@@ -478,7 +479,7 @@ class FGM(BaseSelector):
         recorder.emit(objective=res.objective, n_selected=int(self.support_.sum()),
                       selected=np.flatnonzero(self.support_), inner_steps=res.n_iter,
                       inner_measure=res.measure,
-                      info={"refine": "paper" if paper else "auto", "before": before,
+                      info={REFINE_KEY: "paper" if paper else "auto", "before": before,
                             "pruned": np.setdiff1d(before, kept), "added": added,
                             "spliced_in": np.setdiff1d(kept, out.support),
                             "splice_rounds": out.rounds, "loss_before": out.loss_before,
@@ -507,7 +508,7 @@ class FGM(BaseSelector):
         recorder.emit(objective=sol.objective, n_selected=int(self.support_.sum()),
                       selected=np.flatnonzero(self.support_), inner_steps=sol.inner_steps,
                       inner_measure=sol.info.get("inner_gap"),
-                      info={"refine": "paper", "before": was,
+                      info={REFINE_KEY: "paper", "before": was,
                             "pruned": np.setdiff1d(was, features),
                             "added": space.input_features(added),
                             "spliced_in": np.zeros(0, dtype=np.int64), "splice_rounds": 0,

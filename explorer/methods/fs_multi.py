@@ -50,6 +50,7 @@ from ._cutting import (
     outer_stopping,
 )
 from .base import BaseSelector, Recorder, register
+from .records import REFINE_KEY
 
 MEASURE_CHOICES = ("f1", "prbep", "rec@k", "hamming")
 
@@ -315,7 +316,7 @@ class FSMulti(BaseSelector):
         recorder.emit(objective=sol.objective, n_selected=int(features.size),
                       selected=features, inner_steps=sol.inner_steps,
                       inner_measure=sol.info.get("inner_measure"),
-                      info={"refine": "paper", "before": was,
+                      info={REFINE_KEY: "paper", "before": was,
                             "added": space.input_features(added),
                             "pruned": np.setdiff1d(was, features), "measure": self.measure,
                             "unused": unused,

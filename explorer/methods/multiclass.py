@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .records import Recorder
+from .records import MEMBER_KEY, STAGE_KEY, Recorder
 
 
 def fit_one_vs_rest(estimator, X, y, recorder: Recorder, fit_params: dict) -> None:
@@ -33,7 +33,7 @@ def fit_one_vs_rest(estimator, X, y, recorder: Recorder, fit_params: dict) -> No
         member.__dict__["_knowledge"] = estimator._known()
         y_pm = np.where(y == label, 1.0, -1.0)
         member.classes_ = np.array([-1.0, 1.0])
-        member._fit(X, y_pm, recorder.child(**{"class": _py(label)}), **fit_params)
+        member._fit(X, y_pm, recorder.child(**{MEMBER_KEY: _py(label)}), **fit_params)
         members.append(member)
         if recorder.should_stop:
             break
@@ -94,7 +94,7 @@ def shared_cut(estimator, X, y, members: list, recorder: Recorder, fit_params) -
         for fitted_on_k in ("_warm", "space_", "_master"):  # their columns are keep's
             member.__dict__.pop(fitted_on_k, None)
         last = quiet.history[-1] if quiet.history else None
-        recorder.child(**{"class": _py(label), "stage": "shared cut"}).emit(
+        recorder.child(**{MEMBER_KEY: _py(label), STAGE_KEY: "shared cut"}).emit(
             objective=last.objective if last else float("nan"),
             n_selected=int(member.support_.sum()), selected=np.flatnonzero(member.support_),
             info={"kept": keep.size, "of": int(np.any(W != 0, axis=0).sum())})

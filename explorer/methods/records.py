@@ -36,6 +36,8 @@ class FitCallback(Protocol):
 OPTIONAL_CALLBACK = ("stop_flag", "cancelled", "warning")  # FitCallback's optional members
 Callback = FitCallback | Callable[["IterationRecord"], Any]
 _INDEX = np.dtype(np.int64)  # the dtype of a record's selected indices
+# the info keys behind IterationRecord's member, refinement and stage (the writers use these)
+MEMBER_KEY, REFINE_KEY, STAGE_KEY = "class", "refine", "stage"
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,24 @@ class IterationRecord:
     upper: float | None = None
     inner_measure: float | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def member(self):
+        """The class whose one-vs-rest fit made this record (its counts and objective are that
+        binary fit's), or None for a record of the whole model."""
+        return self.info.get(MEMBER_KEY) if self.info else None
+
+    @property
+    def refinement(self) -> str | None:
+        """How the record cut the path to k features: ``"paper"`` (largest |w|, the paper's
+        algorithm) or ``"auto"`` (FGM's best-subset refinement); None for a path's record."""
+        return self.info.get(REFINE_KEY) if self.info else None
+
+    @property
+    def stage(self) -> str | None:
+        """A stage of the fit outside its iterations (``"shared cut"``: one-vs-rest's
+        cut of every class to the same k features), or None."""
+        return self.info.get(STAGE_KEY) if self.info else None
 
     @property
     def gap(self) -> float | None:

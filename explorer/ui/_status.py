@@ -84,7 +84,7 @@ def status_line(record, *, records, estimator, data, state: str, scored: bool) -
     if "bytes_read" in info:  # a dask X: the physical work so far
         passes = (f" · {info['passes']} passes over X, "
                   f"{format_bytes(info.get('bytes_read', 0))} read")
-    member = info.get("class")
+    member = record.member
     if member is None:
         learned = info.get("n_learned")
         if learned is None:

@@ -310,7 +310,7 @@ class SparsityView(pn.viewable.Viewer):
             signed = label is None and w is not None and len(w) == last.selected.size
             weights[last.selected] = w if signed else (
                 np.abs(w) if w is not None and len(w) == last.selected.size else 1.0)
-            member = last.info.get("class") if last.info else None
+            member = last.member
             shown = label or ("w (red +, blue −)" if signed else "|w|")
             whose = shown if member is None else f"class {member}'s {shown} (one-vs-rest)"
             return viz.weight_image(weights, ds.image_shape, last.selected, truth,

@@ -25,11 +25,11 @@ def relative_gap(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
 def one_vs_rest_selection(records: Sequence) -> tuple[int, int]:
     """(features selected by the model, classes fitted) of a one-vs-rest fit's records (each
-    member's records carry ``info["class"]``): the model selects the union of its members'
+    member's records carry ``record.member``): the model selects the union of its members'
     latest selections, not the count of the member running now."""
     latest = {}
     for record in reversed(records):
-        member = record.info.get("class") if record.info else None
+        member = record.member
         if member is not None and member not in latest:
             latest[member] = np.asarray(record.selected, dtype=np.int64)
     union = np.unique(np.concatenate(list(latest.values()))) if latest else np.zeros(0)
@@ -76,9 +76,8 @@ def convergence_frames(records: Sequence, start_step: int = 0
             steps.append(np.array([float(step)]))
             outers.append(np.array([record.iteration + 1]))
             step += 1
-        refits.append(np.full(steps[-1].size, bool(record.info and record.info.get("refine"))))
-        member = record.info.get("class") if record.info else None
-        member = "" if member is None else str(member)
+        refits.append(np.full(steps[-1].size, bool(record.refinement)))
+        member = "" if record.member is None else str(record.member)
         members.append(np.full(steps[-1].size, member, dtype=object))
         k_member.append(member)
         if record.lower is not None or record.upper is not None:

@@ -287,7 +287,7 @@ def test_multiclass_one_vs_rest():
     Xt = (ds.X_test - ds.X.mean(0)) / ds.X.std(0)
     fgm = FGM(B=2, C=1.0).fit(X, ds.y)
     assert fgm.coef_.shape == (3, 13)
-    assert {r.info["class"] for r in fgm.history_} == {0, 1, 2}
+    assert {r.member for r in fgm.history_} == {0, 1, 2}
     assert fgm.score(Xt, ds.y_test) > 0.85
 
 
@@ -518,7 +518,7 @@ def test_refine_records_the_pruned_set_and_keeps_the_paper_path_unchanged(digits
     paper = FGM(B=3).fit(digits38.X, digits38.y)
     refined = FGM(B=3, refine="auto", loss="squared_hinge").fit(digits38.X, digits38.y)
     last = refined.history_[-1]
-    assert last.info["refine"] == "auto" and last.n_selected == refined.n_selected_
+    assert last.refinement == "auto" and last.n_selected == refined.n_selected_
     outside = set(last.info["spliced_in"])
     assert (set(last.selected) - outside) | set(last.info["pruned"]) == set(last.info["before"])
     assert not outside & set(last.info["before"])

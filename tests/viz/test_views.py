@@ -562,7 +562,7 @@ def test_one_vs_rest_records_are_drawn_class_after_class(ovr_fit):
     from bokeh.models import Legend
 
     est = ovr_fit
-    members = [r.info["class"] for r in est.history_]
+    members = [r.member for r in est.history_]
     assert members == sorted(members) and set(members) == {0, 1, 2}
     conv, _, kept, _ = viz.convergence_frames(est.history_)
     assert kept["member"].tolist() == [str(m) for m in members]

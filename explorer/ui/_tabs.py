@@ -107,6 +107,8 @@ class ViewTabs(pn.viewable.Viewer):
         return self.widget is not None
 
     def __getitem__(self, name: str) -> ViewTab:
+        if name not in self._tabs:
+            raise KeyError(f"no tab named {name!r}; the tabs are {', '.join(self.names)}")
         return self._tabs[name]
 
     def showing(self, name: str) -> bool:
@@ -115,6 +117,7 @@ class ViewTabs(pn.viewable.Viewer):
 
     def show(self, name: str) -> None:
         """Bring the tab ``name`` to the front (its waiting draw follows)."""
+        self[name]  # an unknown name is an error with or without a page
         if self.widget is not None:
             self.widget.active = self.names.index(name)
 

@@ -806,6 +806,8 @@ def test_a_hidden_tab_draws_when_it_is_next_shown():
     tabs.show("a")
     tabs.show("b")
     assert drawn == ["b", "a", "b"] and shown == ["b", "b"]  # nothing new: not redrawn
+    with pytest.raises(KeyError, match="no tab named 'c'; the tabs are a, b"):
+        tabs.show("c")
 
 
 def test_a_shares_axis_ends_at_one_whatever_its_bands():

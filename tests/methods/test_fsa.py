@@ -266,6 +266,45 @@ def test_compiled_steps_follow_the_numpy_steps(loss, order, dtype, monkeypatch):
     assert compiled.intercept_ == pytest.approx(numpy_path.intercept_, rel=rtol, abs=rtol)
 
 
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+def test_sparse_compiled_steps_follow_the_numpy_steps(layout, monkeypatch):
+    """A sparse working set runs the compiled steps on its CSC copy (a CSR X from its first
+    compaction): the same records and model as the numpy path, its products counted in
+    stored values of the alive columns only (never more than the numpy path's), and no
+    dense copy of the data."""
+    import explorer.engines.fsa.annealing as annealing_module
+    from explorer.engines.fsa._compiled import CSC
+    from explorer.engines.fsa.designs import LinearDesign
+
+    data = make("text-like", n_samples=300, n_features=800, positive_rate=0.2, seed=5)
+    X = as_layout(data.X.toarray(), layout, np.float64)
+    layouts = []
+    original = LinearDesign.compiled_form
+
+    def spy(self, alive):
+        form = original(self, alive)
+        layouts.append(form[0].layout)
+        assert form[0].X.size == 1  # the placeholder: no dense copy
+        return form
+
+    monkeypatch.setattr(LinearDesign, "compiled_form", spy)
+    params = dict(k=6, n_iter=80)
+    compiled = FSA(**params).fit(X, data.y)
+    assert layouts and set(layouts) == {CSC}
+    monkeypatch.setattr(annealing_module.AnnealingRun, "_compiled", lambda self: False)
+    numpy_path = FSA(**params).fit(X, data.y)
+    assert len(compiled.history_) == len(numpy_path.history_) == 80
+    for a, b in zip(compiled.history_, numpy_path.history_):
+        np.testing.assert_array_equal(a.selected, b.selected)
+        assert a.objective == pytest.approx(b.objective, rel=1e-10)
+        np.testing.assert_allclose(a.info["values"], b.info["values"], rtol=1e-9,
+                                   atol=1e-9 * np.abs(b.info["values"]).max())
+    np.testing.assert_allclose(compiled.coef_, numpy_path.coef_, rtol=1e-9, atol=1e-12)
+    assert compiled.intercept_ == pytest.approx(numpy_path.intercept_, rel=1e-9, abs=1e-12)
+    assert compiled.eta_ == numpy_path.eta_
+    assert 0.5 * numpy_path.n_passes_ < compiled.n_passes_ <= numpy_path.n_passes_
+
+
 def test_a_stop_inside_a_compiled_chunk_leaves_the_model_of_the_last_record():
     ds = make("fsa-correlated", n_samples=200, n_features=120, k_star=5, seed=1)
     full = FSA(k=5, n_iter=60)

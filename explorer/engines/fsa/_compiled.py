@@ -1,5 +1,6 @@
-"""FSA's compiled annealing steps (Algorithm 1 of Barbu et al. on a dense X) and its step-size
-rule, beside its engine; the shared loss kernels stay in :mod:`explorer.kernels`."""
+"""FSA's compiled annealing steps (Algorithm 1 of Barbu et al. on a dense or CSC working
+matrix) and its step-size rule, beside its engine; the shared loss kernels stay in
+:mod:`explorer.kernels`."""
 
 from __future__ import annotations
 
@@ -102,15 +103,55 @@ def _columns_dot(X, cols, count, r, g):
         q += 1
 
 
+@nb.njit(nogil=True, cache=True)
+def _csc_columns_times(data, indices, indptr, cols, count, w, f):
+    """f += X[:, cols[:count]] @ w[cols[:count]] on a CSC X (its stored values only)."""
+    for q in range(count):
+        j = cols[q]
+        wj = w[j]
+        for p in range(indptr[j], indptr[j + 1]):
+            f[indices[p]] += data[p] * wj
+
+
+@nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
+def _csc_columns_dot(data, indices, indptr, cols, count, r, g):
+    """g[cols[:count]] = X[:, cols[:count]]ᵀ r on a CSC X (its stored values only)."""
+    for q in range(count):
+        j = cols[q]
+        acc = 0.0
+        for p in range(indptr[j], indptr[j + 1]):
+            acc += data[p] * r[indices[p]]
+        g[j] = acc
+
+
+ROW_MAJOR, COLUMN_MAJOR, CSC = 0, 1, 2  # the working matrix's storage (WorkingDesign.layout)
+
+
+@nb.njit(nogil=True, cache=True)
+def _cells(design, cols, count, n):
+    """Matrix cells one product over the working columns ``cols[:count]`` reads: every
+    column of a row-major matrix, the given ones of a column-major one, their stored values
+    when CSC."""
+    layout, indptr = design[1], design[6]
+    if layout == ROW_MAJOR:
+        return n * design[2].shape[0] if count > 0 else 0
+    if layout == COLUMN_MAJOR:
+        return n * count
+    total = 0
+    for q in range(count):
+        total += indptr[cols[q] + 1] - indptr[cols[q]]
+    return total
+
+
 # SIMD sums, IEEE otherwise; numpy's error model: a division is not checked for a zero
 # divisor (none can be zero here), which is what lets the per-example loops vectorise
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
 def _fsa_outputs(design, beta, alive, b, w, cols, f):
     """f = Zβ + b for the alive columns of the implicitly standardised working matrix
     (:class:`WorkingDesign`); returns how many columns moved it (their products were
-    taken)."""
-    X, row_major, mean, scale = design
-    n, W = X.shape
+    taken), listed first in ``cols``."""
+    X, layout, mean, scale, data, indices, indptr = design
+    n, W = f.shape[0], mean.shape[0]
     offset = b
     n_moving = 0
     for j in range(W):
@@ -121,7 +162,7 @@ def _fsa_outputs(design, beta, alive, b, w, cols, f):
             n_moving += w[j] != 0.0
         else:
             w[j] = 0.0
-    if row_major and n_moving > 0:
+    if layout == ROW_MAJOR and n_moving > 0:
         for i in range(n):
             acc = 0.0
             for j in range(W):
@@ -130,7 +171,10 @@ def _fsa_outputs(design, beta, alive, b, w, cols, f):
     else:  # (β = 0, the first step, needs no pass)
         for i in range(n):
             f[i] = offset
-        _columns_times(X, cols, n_moving, w, f)
+        if layout == CSC:
+            _csc_columns_times(data, indices, indptr, cols, n_moving, w, f)
+        else:
+            _columns_times(X, cols, n_moving, w, f)
     return n_moving
 
 
@@ -218,13 +262,18 @@ def fsa_next_eta(eta, eta_max, outcome, bound, rule):
 
 
 class WorkingDesign(NamedTuple):
-    """FSA's dense working matrix ``X`` (n × W, C-ordered when ``row_major``), standardised
-    implicitly: column j is (x_j − ``mean[j]``) / ``scale[j]``."""
+    """FSA's working matrix (n × W), standardised implicitly: column j is (x_j − ``mean[j]``)
+    / ``scale[j]``. Dense in ``X`` (``layout`` ``ROW_MAJOR`` or ``COLUMN_MAJOR``; the CSC
+    arrays empty), or CSC in ``data``, ``indices``, ``indptr`` (``layout`` ``CSC``; ``X`` a
+    placeholder): the steps of a column-major or CSC matrix read only its alive columns."""
 
     X: np.ndarray
-    row_major: bool
+    layout: int
     mean: np.ndarray
     scale: np.ndarray
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
 
 
 class DataTerm(NamedTuple):
@@ -292,12 +341,13 @@ class ChunkOut(NamedTuple):
 
 
 @nb.njit(nogil=True, cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
-def fsa_dense_steps(design, data, state, knobs, plan, out, g0, stop):
-    """Up to ``plan.budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on a dense working
-    matrix (:class:`WorkingDesign`): gradient step with the ridge prior's exact prox, keep the
-    ``schedule[e]`` largest |β| of the alive columns (ties: the earlier column), the step size
-    chosen by :func:`fsa_next_eta` (cut until the new model lies under the data term's
-    quadratic majoriser, doubled after steps accepted at once, at most ``eta_max``). The
+def fsa_compiled_steps(design, data, state, knobs, plan, out, g0, stop):
+    """Up to ``plan.budget`` iterations of FSA's Algorithm 1 (Barbu et al.) on an in-memory
+    working matrix, dense or CSC (:class:`WorkingDesign`): gradient step with the ridge
+    prior's exact prox, keep the ``schedule[e]`` largest |β| of the alive columns (ties: the
+    earlier column), the step size chosen by :func:`fsa_next_eta` (cut until the new model
+    lies under the data term's quadratic majoriser, doubled after steps accepted at once, at
+    most ``eta_max``). The
     compiled path of ``AnnealingRun._step``, the same arithmetic (sums reassociated for SIMD);
     ``state.beta``, ``state.alive`` and ``state.rule`` are updated in place. ``g0`` (W values,
     or none): Xᵀr of the first iteration, already taken (FSA's first pass over X computes it
@@ -309,13 +359,13 @@ def fsa_dense_steps(design, data, state, knobs, plan, out, g0, stop):
     thread sets ``stop[0]`` (status 2), or ``compact_at`` columns are dead.
     Returns (b, steps written, status, first, η for the next step, objective of the final
     model)."""
-    X, row_major, mean, scale = design
+    X, layout, mean, scale, csc_data, csc_indices, csc_indptr = design
     y, code, h, weight, curv = data
     beta, alive, b, eta, rule, first = state
     ridge, fit_intercept, schedule, priority, positive = knobs
     e0, budget, compact_at, eta_max, max_halvings, slack = plan
     loss_out, beta_out, alive_out, b_out, eta_out, work = out
-    n, W = X.shape
+    n, W = y.shape[0], mean.shape[0]
     f = np.empty(n)
     r = np.empty(n)
     fc = np.empty(n)
@@ -332,7 +382,7 @@ def fsa_dense_steps(design, data, state, knobs, plan, out, g0, stop):
         if alive[j]:
             n_alive += 1
     n_moving = _fsa_outputs(design, beta, alive, b, w, cols, f)
-    work[0] += n * (W if row_major and n_moving > 0 else n_moving)
+    work[0] += _cells(design, cols, n_moving, n)
     data, rsum = _fsa_data_term(f, y, code, h, weight, r, scratch)
     steps = 0
     status = 0
@@ -353,7 +403,7 @@ def fsa_dense_steps(design, data, state, knobs, plan, out, g0, stop):
         if k == 0 and g0.size == W:
             for j in range(W):
                 g[j] = g0[j]
-        elif row_major:
+        elif layout == ROW_MAJOR:
             for j in range(W):
                 g[j] = 0.0
             for i in range(n):
@@ -367,8 +417,11 @@ def fsa_dense_steps(design, data, state, knobs, plan, out, g0, stop):
                 if alive[j]:
                     moving[q] = j
                     q += 1
-            _columns_dot(X, moving, q, r, g)
-            work[0] += n * q
+            if layout == CSC:
+                _csc_columns_dot(csc_data, csc_indices, csc_indptr, moving, q, r, g)
+            else:
+                _columns_dot(X, moving, q, r, g)
+            work[0] += _cells(design, moving, q, n)
         for j in range(W):
             if alive[j]:
                 g[j] = (g[j] - mean[j] * rsum) / scale[j]
@@ -422,7 +475,7 @@ def fsa_dense_steps(design, data, state, knobs, plan, out, g0, stop):
             if not finite or big > 1e150:
                 break
             n_moving = _fsa_outputs(design, beta_c, alive_c, b_c, w, cols, fc)
-            work[0] += n * (W if row_major and n_moving > 0 else n_moving)
+            work[0] += _cells(design, cols, n_moving, n)
             data_c, rsum_c = _fsa_data_term(fc, y, code, h, weight, rc, scratch)
             lin = 0.0
             sq = 0.0

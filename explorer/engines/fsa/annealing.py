@@ -9,7 +9,7 @@ sparse; its working matrix physically shrinks as columns die, so the cost follow
 under the schedule, Table 1) or the piecewise-linear responses of §2.5.1 (``bins``), kept or
 killed per variable by the norm of its group: both have the same methods, and the loop
 never asks which it has. Small dense working sets run in the compiled kernel
-:func:`~explorer.engines.fsa._compiled.fsa_dense_steps`, a chunk of iterations per call.
+:func:`~explorer.engines.fsa._compiled.fsa_compiled_steps`, a chunk of iterations per call.
 
 :func:`anneal` adds the divergence guard: a run whose loss blows up restarts at half the step.
 """
@@ -30,13 +30,13 @@ from ._compiled import (
     AFTER_CUTS,
     AT_ONCE,
     REJECTED,
+    ROW_MAJOR,
     ChunkOut,
     ChunkPlan,
     DataTerm,
     Knobs,
     StepState,
-    WorkingDesign,
-    fsa_dense_steps,
+    fsa_compiled_steps,
     fsa_next_eta,
 )
 from .designs import _unit_if_constant, make_design, standard_moments
@@ -44,6 +44,7 @@ from .schedules import fsa_schedule
 
 COMPILED_CELLS = 4_000_000  # n × working columns up to which the compiled steps run
 CHUNK_CELLS = 20_000_000    # cells a compiled chunk may touch before its records stream
+RECORD_CELLS = 2_000_000    # … and values of β over the working columns it may write
 MAX_CHUNK = 512
 KEEP_COLUMN_MAJOR = 0.25    # a column-major working copy is compacted below this alive share
 MAX_RESTARTS = 30           # halvings of η before a diverging fit gives up
@@ -477,35 +478,34 @@ class AnnealingRun:
                      [values], [self.b]), "ok"
 
     def _compiled(self) -> bool:
-        """The compiled kernel runs the linear model on dense data once the working matrix
-        is small enough that BLAS threads and per-call overhead cost more than they give."""
+        """The compiled kernel runs the linear model on an in-memory working matrix that is
+        CSC, or dense and small enough that BLAS threads and per-call overhead cost more
+        than they give (a CSR X becomes CSC at its first compaction)."""
         work = getattr(self.design, "work", None)  # the linear design's
-        return (work is not None and not sp.issparse(work)
-                and not getattr(work, "is_chunked", False)
-                and getattr(self.datafit, "loss", None) is not None
-                and self.datafit.loss.code >= 0
-                and self.n * work.shape[1] <= COMPILED_CELLS)
+        if work is None or getattr(work, "is_chunked", False) or \
+                getattr(self.datafit, "loss", None) is None or self.datafit.loss.code < 0:
+            return False
+        if sp.issparse(work):
+            return work.format == "csc"
+        return self.n * work.shape[1] <= COMPILED_CELLS
 
     def _compiled_chunk(self, e):
         """Up to a chunk of iterations from e in the compiled steps
-        (:func:`~explorer.engines.fsa._compiled.fsa_dense_steps`), until enough working
+        (:func:`~explorer.engines.fsa._compiled.fsa_compiled_steps`), until enough working
         columns are dead that it must be compacted: a tenth of a row-major copy,
-        ``1 − KEEP_COLUMN_MAJOR`` of a column-major one."""
-        design = self.design  # linear, dense, in memory
+        ``1 − KEEP_COLUMN_MAJOR`` of a column-major or CSC one."""
+        design = self.design  # linear, in memory, dense or CSC
         W = design.work.shape[1]
         alive = design.work_pos >= 0
         beta = np.zeros(W)
         beta[alive] = self.beta[design.work_pos[alive]]
-        X = design.work
-        row_major = bool(X.flags.c_contiguous) and not X.flags.f_contiguous
+        working, touched = design.compiled_form(alive)
         # column-major steps skip the dead columns: their work is the alive columns' (a bound
         # for the whole chunk, as columns only die), and compacting can wait until few are left
-        keep = 0.9 if row_major else KEEP_COLUMN_MAJOR
-        touched = W if row_major else int(alive.sum())
-        budget = int(min(self.config.n_iter - e + 1,
-                         max(1, CHUNK_CELLS // max(1, self.n * touched)), MAX_CHUNK))
-        if not (row_major or X.flags.f_contiguous):
-            X = np.asfortranarray(X)
+        keep = 0.9 if working.layout == ROW_MAJOR else KEEP_COLUMN_MAJOR
+        budget = int(min(self.config.n_iter - e + 1, MAX_CHUNK,
+                         max(1, CHUNK_CELLS // max(1, touched)),
+                         max(1, RECORD_CELLS // W)))
         written = ChunkOut(np.empty(budget), np.empty((budget, W)),
                            np.empty((budget, W), dtype=np.bool_), np.empty(budget),
                            np.empty(budget), np.zeros(2))
@@ -516,8 +516,8 @@ class AnnealingRun:
             first, design.first_product = design.first_product[design.work_orig], None
         priority = np.ones(W) if self.config.priority is None else \
             np.ascontiguousarray(self.config.priority[design.work_orig])
-        b, steps, status, self.first, self.eta, final = fsa_dense_steps(
-            WorkingDesign(X, row_major, design.mean_work, design.scale_work),
+        b, steps, status, self.first, self.eta, final = fsa_compiled_steps(
+            working,
             DataTerm(self.datafit.y, loss_fn.code, loss_fn.numba_param, self.datafit.weight,
                      self.datafit.point_curvature),
             StepState(beta, alive, self.b, self.eta, self.rule.state, self.first),
@@ -536,8 +536,7 @@ class AnnealingRun:
             self.b = float(b)
             self.final_loss = float(final)
             self.alive, self.beta, _ = out.model(steps - 1)  # new arrays (fancy indexing)
-            design.compact(self.alive,
-                           KEEP_COLUMN_MAJOR if design.work.flags.f_contiguous else 0.9)
+            design.compact(self.alive, keep)
         status = {0: "ok", 1: "diverged", 2: "stopped"}[int(status)]
         return out, status
 

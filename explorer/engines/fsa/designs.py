@@ -4,8 +4,9 @@ has:
 
 * :class:`LinearDesign` — X standardised implicitly (sparse stays sparse), one coefficient per
   variable; its working matrix physically shrinks as variables are killed (a compacted copy
-  once 10 % of it is dead, 75 % of a column-major copy, whose compiled steps skip dead
-  columns; a dask working set is persisted, then pulled into memory);
+  once 10 % of it is dead, 75 % of a column-major or CSC copy, whose compiled steps skip dead
+  columns; a sparse working set is copied as CSC; a dask working set is persisted, then
+  pulled into memory);
 * :class:`PiecewiseLinearDesign` — the piecewise-linear responses of §2.5.1 (B + 1
   coefficients per variable, a smoothness prior), killed per variable by the norm of its
   group.
@@ -23,7 +24,11 @@ import scipy.sparse as sp
 
 from ...features import PiecewiseLinearBasis, second_difference
 from ...kernels import column_moments, xts
+from ._compiled import COLUMN_MAJOR, CSC, ROW_MAJOR, WorkingDesign
 
+_NO_MATRIX = np.zeros((1, 1), order="F")  # the placeholders of WorkingDesign's unused parts
+_NO_VALUES = np.zeros(0)
+_NO_INDEX = np.zeros(1, dtype=np.int32)
 LOCAL_BYTES = 512 * 2**20   # a dask working set this small is pulled into memory
 PERSIST_SHARE = 0.25        # … and persisted on the workers below this share of their memory
 
@@ -128,8 +133,8 @@ class LinearDesign:
 
     def compact(self, alive, keep_fraction: float = 0.9) -> None:
         """Drop dead columns from the working data once they are more than ``1 −
-        keep_fraction`` of it. Dense copies are Fortran-ordered: the compiled steps then skip
-        dead columns and can compact less often."""
+        keep_fraction`` of it. Dense copies are Fortran-ordered and sparse ones CSC: the
+        compiled steps then skip dead columns and can compact less often."""
         if alive.size > keep_fraction * self.work.shape[1]:
             self.index(alive)
             return
@@ -137,7 +142,7 @@ class LinearDesign:
         if getattr(self.work, "is_chunked", False):
             self.work = _shrink_chunked(self.work, pos_in_work)
         else:
-            self.work = self.work[:, pos_in_work] if sp.issparse(self.work) else \
+            self.work = self.work[:, pos_in_work].tocsc() if sp.issparse(self.work) else \
                 np.asfortranarray(self.work[:, pos_in_work])
             self.read(self.work)  # the copy read the kept columns
         self.work_orig = alive.copy()
@@ -157,6 +162,24 @@ class LinearDesign:
     @property
     def work_columns(self) -> int:
         return int(self.work.shape[1])
+
+    def compiled_form(self, alive) -> tuple[WorkingDesign, int]:
+        """(the in-memory working matrix as the compiled steps take it, the cells one product
+        over its ``alive`` columns reads — every column of a row-major matrix). A dense
+        matrix in neither order is copied Fortran-ordered once."""
+        work = self.work
+        n = self.n
+        if sp.issparse(work):  # CSC (AnnealingRun._compiled)
+            data, indices, indptr = work.data, work.indices, work.indptr
+            touched = int(np.diff(indptr)[alive].sum())
+            return WorkingDesign(_NO_MATRIX, CSC, self.mean_work, self.scale_work, data,
+                                 indices, indptr), touched
+        if not (work.flags.c_contiguous or work.flags.f_contiguous):
+            self.work = work = np.asfortranarray(work)
+        row_major = bool(work.flags.c_contiguous) and not work.flags.f_contiguous
+        touched = n * (work.shape[1] if row_major else int(alive.sum()))
+        return WorkingDesign(work, ROW_MAJOR if row_major else COLUMN_MAJOR, self.mean_work,
+                             self.scale_work, _NO_VALUES, _NO_INDEX, _NO_INDEX), touched
 
     def model(self, alive, beta, b) -> tuple[np.ndarray, float]:
         """(weights over every column in X's units, intercept) of the model."""

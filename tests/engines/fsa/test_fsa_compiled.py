@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from explorer.engines.fsa._compiled import _columns_dot, _columns_times, _exp_neg_inplace
+from explorer.engines.fsa._compiled import (
+    _columns_dot,
+    _columns_times,
+    _csc_columns_dot,
+    _csc_columns_times,
+    _exp_neg_inplace,
+)
 
 
 def test_vectorised_exp_neg_is_libm_to_an_ulp():
@@ -38,3 +45,26 @@ def test_blocked_column_products_match_numpy(count):
     _columns_dot(X, cols, count, r, g)
     np.testing.assert_allclose(g[cols], X[:, cols].T @ r, rtol=1e-13, atol=1e-13)
     assert np.isnan(np.delete(g, cols)).all()  # other columns untouched
+
+
+@pytest.mark.parametrize("count", [0, 1, 5])
+def test_csc_column_products_match_numpy(count):
+    """The CSC steps' f += X[:, cols] w and g[cols] = X[:, cols]ᵀ r read stored values only,
+    empty columns included."""
+    rng = np.random.default_rng(count)
+    dense = rng.standard_normal((29, 10)) * (rng.random((29, 10)) < 0.2)
+    dense[:, 3] = 0.0  # an empty column
+    X = sp.csc_matrix(dense)
+    cols = np.sort(rng.choice(10, count, replace=False)).astype(np.int64)
+    if count:
+        cols[0] = 3
+        cols.sort()
+    w, r = rng.standard_normal(10), rng.standard_normal(29)
+    f = rng.standard_normal(29)
+    expected = f + dense[:, cols] @ w[cols]
+    _csc_columns_times(X.data, X.indices, X.indptr, cols, count, w, f)
+    np.testing.assert_allclose(f, expected, rtol=1e-13, atol=1e-13)
+    g = np.full(10, np.nan)
+    _csc_columns_dot(X.data, X.indices, X.indptr, cols, count, r, g)
+    np.testing.assert_allclose(g[cols], dense[:, cols].T @ r, rtol=1e-13, atol=1e-13)
+    assert np.isnan(np.delete(g, cols)).all()

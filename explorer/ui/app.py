@@ -169,9 +169,10 @@ class ExplorerApp(pn.viewable.Viewer):
         self.metric_select = W.select("Measure", {METRICS[m].label: m for m in METRICS},
                                       s.metric, "select-metric")
         self.metric_select.link(s, value="metric", bidirectional=True)
-        self.baseline_select = W.multi_choice("Compare with", sorted(REGISTRY), s.baselines,
-                                              "select-baselines")
-        self.baseline_select.link(s, value="baselines", bidirectional=True)
+        self.baseline_select = W.multi_choice("Compare with", self._compare_options(),
+                                              self._compared(), "select-baselines")
+        self.baseline_select.param.watch(self._on_compare_choice, "value")
+        s.param.watch(self._show_compared, ["baselines", "method"])
         self.export = W.download("Export session", "session.json", self._export, "btn-export")
         self.status = pn.pane.Markdown(self._status_text, css_classes=["status-line"],
                                        sizing_mode="stretch_width")
@@ -410,6 +411,26 @@ class ExplorerApp(pn.viewable.Viewer):
     def _on_metric(self, *_):
         self._show_accuracy()
         self._sync_url()
+
+    def _compare_options(self) -> list[str]:
+        """The methods *Compare with* offers: every registered one but the method itself
+        (its curve is always drawn)."""
+        return [name for name in sorted(REGISTRY) if name != self.state.method]
+
+    def _compared(self) -> list[str]:
+        return [name for name in self.state.baselines if name != self.state.method]
+
+    def _on_compare_choice(self, event):
+        """The user's choice, keeping a compared method that is now the method itself (it
+        comes back when another method is picked)."""
+        method = self.state.method
+        wanted = list(event.new) + ([method] if method in self.state.baselines else [])
+        if sorted(wanted) != sorted(self.state.baselines):
+            self.state.baselines = wanted
+
+    def _show_compared(self, *_):
+        self.baseline_select.param.update(options=self._compare_options(),
+                                          value=self._compared())
 
     @reported
     def _on_baselines(self, *_):

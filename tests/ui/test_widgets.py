@@ -113,3 +113,26 @@ def test_inapplicable_knobs_are_hidden_until_they_apply():
         assert knobs["n_bins"].visible and not knobs["poly_gamma"].visible
     finally:
         app.state.close()
+
+
+def test_compare_with_never_offers_the_method_itself_and_keeps_the_users_choice():
+    """With ℓ1-SVM as the method, *Compare with* neither lists nor shows ℓ1-SVM (its curve is
+    the method's); the default comparison with it comes back when another method is picked."""
+    app = ExplorerApp(dataset="breast-cancer")
+    try:
+        app.state.live = False
+        select = app.baseline_select
+        assert "l1-svm" in select.value and "fgm" not in select.options
+        app.state.method = "l1-svm"
+        assert "l1-svm" not in select.options and "l1-svm" not in select.value
+        assert "fgm" in select.options
+        select.value = ["rfe"]
+        assert sorted(app.state.baselines) == ["l1-svm", "rfe"]
+        swept = app.state.sweep_methods()
+        assert swept[:2] == ["l1-svm", "rfe"] and swept.count("l1-svm") == 1
+        app.state.method = "fgm"
+        assert sorted(select.value) == ["l1-svm", "rfe"] and "fgm" not in select.options
+        select.value = ["rfe"]
+        assert app.state.baselines == ["rfe"]
+    finally:
+        app.state.close()

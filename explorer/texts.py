@@ -160,7 +160,22 @@ def _grfl(record) -> str:
             f"{info.get('lam', float('nan')):.4g}) and was added; the master "
             f"({info.get('solver', '')}, {record.inner_steps} steps) reached objective "
             f"{record.objective:.5g} with {_count(info.get('n_learned', 0), 'learned feature')} "
-            f"over {_count(record.n_selected, 'input variable')}.")
+            f"over {_count(record.n_selected, 'input variable')}."
+            + _grfl_dense_directions(record))
+
+
+def _grfl_dense_directions(record) -> str:
+    """Why a Fourier model keeps (nearly) every input: said, not left to look like a failed
+    selection (textures: 256 of 256 pixels)."""
+    info = record.info
+    n_inputs = info.get("n_inputs") or 0
+    if not str(info.get("family", "")).startswith("fourier") or n_inputs < 10 or \
+            record.n_selected < 0.9 * n_inputs:
+        return ""
+    return (" Nearly every input counts: each learned Fourier feature is a direction over "
+            "all the inputs, so the inputs it reads are all of them; on images the gabor "
+            "family's local filters read a patch each, and a higher input threshold keeps "
+            "only the most important inputs.")
 
 
 def _fsa(record) -> str:

@@ -177,3 +177,20 @@ def test_a_block_of_groups_counts_its_new_features_against_the_groups_features()
     pinned = FGM(B=2, always_include=[7]).fit(X, y)
     text = explain("fgm", pinned.history_[0])
     assert "took the 1 always-included feature and the top B = 2 of the others" in text
+
+
+def test_a_fourier_model_that_reads_every_input_says_why():
+    """GrFL's Fourier features on the textures read all 256 pixels: the text says that this
+    is what a Fourier direction does and what selects pixels, where a fit reading few inputs
+    says nothing of it."""
+    from explorer import GrFL
+
+    data = make("textures", n_per_class=40, seed=0)
+    est = GrFL(max_features=30).fit(data.X, data.y)
+    last = est.history_[-1]
+    assert last.n_selected >= 0.9 * data.X.shape[1]
+    assert "Nearly every input counts" in explain("grfl", last)
+    xor = make("xor", seed=0)
+    few = GrFL(max_features=5).fit(xor.X, xor.y).history_[-1]
+    assert few.n_selected < 0.9 * xor.X.shape[1]
+    assert "Nearly every input counts" not in explain("grfl", few)

@@ -134,8 +134,8 @@ class GrFL(BaseSelector):
 
     display_name = "GrFL"
     record_keys = frozenset({  # its records' info keys
-        "candidate_violations", "group_norms", "inner_objective", "lam", "n_generated",
-        "n_learned", "new_feature", "pooled", "solver", "violation"
+        "candidate_violations", "family", "group_norms", "inner_objective", "lam",
+        "n_generated", "n_inputs", "n_learned", "new_feature", "pooled", "solver", "violation"
     })
     sparsity_param = "max_features"
     multiclass = "native"
@@ -290,6 +290,7 @@ class GrFL(BaseSelector):
                       "lam": self.lam_, "n_generated": len(self._params),
                       "pooled": bool(getattr(self.family_, "pooled", False)),
                       "n_learned": int(np.count_nonzero(master.group_norms() > 0)),
+                      "family": self.family, "n_inputs": int(self.support_.size),
                       "weights_label": "input importance",
                       "inner_objective": np.asarray(step.solution.trace),
                       "new_feature": "none (warm start)" if warm

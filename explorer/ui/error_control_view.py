@@ -61,12 +61,18 @@ class ErrorControlView(pn.viewable.Viewer):
             hv.DynamicMap(lambda data: viz.stability_path_plot(*data).opts(
                 responsive=True, height=300), streams=[self._path]),
             sizing_mode="stretch_width", css_classes=["view-stability-path"])
+        # shown by its container: toggling a HoloViews pane's own visibility fails in Panel
+        self.path_box = pn.Column(self.path_plot, sizing_mode="stretch_width")
         self.coefficients = pn.pane.HoloViews(sizing_mode="stretch_width",
                                               css_classes=["view-coefficient-path"])
         self.redundancy = pn.pane.HoloViews(sizing_mode="stretch_width",
                                             css_classes=["view-redundancy"])
         self.download = W.download("Download stability path CSV", "stability_path.csv",
                                    self._csv, "download-stability-path")
+        # nothing to stop, draw or download before a run (an empty path's k axis ran from
+        # 0.9 to 1.1)
+        self.stop_button.disabled = True
+        self.path_box.visible = self.download.visible = False
 
     # ----------------------------------------------------------------- run
     def start(self, method: str, data, params: dict, estimator=None) -> None:
@@ -84,6 +90,8 @@ class ErrorControlView(pn.viewable.Viewer):
         self._path.send((ks, np.zeros((len(ks), 0)), [], 0.6, []))
         self.verdict.object = self.knockoffs.object = ""
         self.coefficients.object = self.redundancy.object = None
+        self.path_box.visible, self.download.visible = True, False
+        self.stop_button.disabled = False
         self.worker.start(self.token, data, [ErrorControlJob(
             method, params, ks, int(self.pairs.value), chosen)])
         self.status.object = f"stability selection of {method}: 0/{int(self.pairs.value)} pairs"
@@ -100,9 +108,11 @@ class ErrorControlView(pn.viewable.Viewer):
             if event.kind == "error-control-error":
                 exc, _ = event.payload
                 self.status.object = f"error control failed: {exc}"
+                self.stop_button.disabled = True
                 continue
             if event.kind == "error-control-done":
                 self.status.object += " · done"
+                self.stop_button.disabled = True
                 continue
             self._apply(event.payload)
 
@@ -121,6 +131,7 @@ class ErrorControlView(pn.viewable.Viewer):
                              r.threshold, stable))
             self.verdict.object = r.verdict()
             self.status.object = f"stability selection: {r.n_pairs} pairs done"
+            self.download.visible = True
         elif update["kind"] == "path":
             self.coefficients.object = viz.coefficient_path_plot(update["frame"]).opts(
                 responsive=True, height=280)
@@ -143,6 +154,6 @@ class ErrorControlView(pn.viewable.Viewer):
 
     def __panel__(self):
         return pn.Column(pn.Row(self.pairs, self.start_button, self.stop_button),
-                         self.status, self.path_plot, self.verdict, self.knockoffs,
+                         self.status, self.path_box, self.verdict, self.knockoffs,
                          self.coefficients, self.redundancy, self.download,
                          sizing_mode="stretch_width")

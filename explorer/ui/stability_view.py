@@ -94,6 +94,9 @@ class StabilityView(pn.viewable.Viewer):
         self.phi_plot = pn.pane.HoloViews(hv.DynamicMap(self._phi_curve, streams=[self._pipe]),
                                           sizing_mode="stretch_width",
                                           css_classes=["view-phi"])
+        # shown by its container: toggling a HoloViews pane's own visibility fails in Panel
+        # (its Bokeh stylesheets are re-validated as strings)
+        self.phi_box = pn.Column(self.phi_plot, sizing_mode="stretch_width")
         self.frequency = pn.pane.HoloViews(sizing_mode="stretch_width",
                                            css_classes=["view-frequency"])
         self.matrix = pn.pane.HoloViews(sizing_mode="stretch_width",
@@ -104,6 +107,14 @@ class StabilityView(pn.viewable.Viewer):
         self.download_agreement = W.download("Download agreement CSV", "agreement.csv",
                                              self._agreement_csv, "download-agreement")
         self.stop_button.on_click(lambda e: self.run.stop())
+        # nothing to stop, draw or download before a run: an empty Φ̂ axis ran from 2 to 3
+        # resamples in fifths
+        self._idle()
+
+    def _idle(self) -> None:
+        self.stop_button.disabled = True
+        self.phi_box.visible = False
+        self.download_frequency.visible = self.download_agreement.visible = False
 
     @staticmethod
     def _phi_curve(data):
@@ -120,6 +131,8 @@ class StabilityView(pn.viewable.Viewer):
                        [int(j) for j in known.get("exclude") or ()])
         self._phis = []
         self._pipe.send(([], None))
+        self._idle()
+        self.stop_button.disabled = False
         self.verdict.object = ""
         self.matrix.visible = False
         self.differences.object = ""
@@ -134,8 +147,10 @@ class StabilityView(pn.viewable.Viewer):
             if event.kind == "stability-error":
                 exc, _ = event.payload
                 self.status.object = f"stability failed: {exc}"
+                self.stop_button.disabled = True
                 continue
             if event.kind == "stability-done":
+                self.stop_button.disabled = True
                 continue
             update = event.payload
             if update["kind"] == "resample" and update.get("stage") == "chance":
@@ -147,16 +162,19 @@ class StabilityView(pn.viewable.Viewer):
                 low, high = update["phi_ci"]
                 self._phis.append((update["n_done"], update["phi"], low, high))
                 self._pipe.send((list(self._phis), None))
+                self.phi_box.visible = True
                 self.status.object = self._line(update["n_done"], update["n_resamples"],
                                                  update["phi"], (low, high))
             elif update["kind"] == "result":
                 self.result = update["result"]
                 self._draw_frequency()
+                self.download_frequency.visible = True
                 if self.run.halted:
                     self.status.object += " · stopped"
             else:
                 self.agreement = update["result"]
                 self._draw_agreement()
+                self.download_agreement.visible = True
 
     @staticmethod
     def _line(done, total, phi, ci) -> str:
@@ -219,7 +237,7 @@ class StabilityView(pn.viewable.Viewer):
 
     def __panel__(self):
         return pn.Column(pn.Row(self.resamples, self.start_button, self.stop_button),
-                         self.status, self.phi_plot, self.verdict, self.frequency,
+                         self.status, self.phi_box, self.verdict, self.frequency,
                          pn.Row(self.download_frequency, self.download_agreement),
                          self.matrix, self.differences, sizing_mode="stretch_width")
 

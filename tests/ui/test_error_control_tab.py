@@ -21,6 +21,10 @@ def test_error_control_draws_its_four_views(page: Page, server, server_log, shot
     page.goto(f"{server}/explorer?dataset=breast-cancer&method={method}&k=5")
     settled_status(page)
     page.locator(".view-tabs").get_by_text("Error control").click()
+    # before a run: nothing to stop, no empty path, nothing to download
+    expect(page.locator(".btn-error-control-stop button")).to_be_disabled()
+    expect(page.locator(".view-stability-path")).to_be_hidden()
+    expect(page.locator(".download-stability-path")).to_be_hidden()
     page.locator(".btn-error-control button").click()
     wait_text(page, ".error-control-status", "pairs", timeout=30)
     verdict = wait_text(page, ".error-control-verdict", "stable feature", timeout=120)
@@ -46,6 +50,7 @@ def test_error_control_draws_its_four_views(page: Page, server, server_log, shot
     names = {n for g in heat["glyphs"] for n in g["cols"].get("feature", [])}
     assert len(names) == 5 and any(n.startswith(("mean ", "worst ")) for n in names)
     expect(page.locator(".download-stability-path")).to_be_visible()
+    expect(page.locator(".btn-error-control-stop button")).to_be_disabled(timeout=60_000)
     shot(page)
     assert "Traceback" not in server_log()
 

@@ -20,7 +20,12 @@ def test_stability_fills_in_phi_and_the_agreement(page: Page, server, server_log
     page.locator(".view-tabs").get_by_text("Stability").click()
     button = page.locator(".btn-stability button")
     expect(button).to_be_visible()
+    # before a run: nothing to stop, no empty Φ̂ axis, nothing to download
+    expect(page.locator(".btn-stability-stop button")).to_be_disabled()
+    expect(page.locator(".view-phi")).to_be_hidden()
+    expect(page.locator(".download-stability")).to_be_hidden()
     button.click()
+    expect(page.locator(".btn-stability-stop button")).to_be_enabled()
     first = wait_for(lambda: re.search(r"Φ̂ = ([\d.]+) \(95 % interval ([\d.-]+) – ([\d.]+)\) "
                                        r"after (\d+)/50", text(page, ".stability-status")), 10)
     # Φ̂ is shown while the resamples run, not only at the end (their speed is measured by
@@ -40,6 +45,7 @@ def test_stability_fills_in_phi_and_the_agreement(page: Page, server, server_log
     heat = wait_for(lambda: page.evaluate(FIGURE, "agreement at the same k"), 10)
     assert heat is not None
     expect(page.locator(".download-stability")).to_be_visible()
+    expect(page.locator(".btn-stability-stop button")).to_be_disabled(timeout=30_000)
     shot(page)
     assert "Traceback" not in server_log()
 

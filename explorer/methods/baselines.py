@@ -22,9 +22,16 @@ from ..optim import make_loss
 from .base import SWEEP_FEATURES, BaseSelector, Recorder, register
 from .knowledge import scale_columns, top
 
-_K_SPEC = ParamSpec("k", "target #features", None, "int", 1, 100000, log=True, nullable=True,
-                    help="bisect C until exactly k features are non-zero (None: use C)",
-                    bound="n_features", auto="use C")
+
+def _k_spec(knob: str) -> ParamSpec:
+    """The target number of features of an ℓ1 model whose strength is ``knob`` (C or α)."""
+    return ParamSpec("k", "target #features", None, "int", 1, 100000, log=True, nullable=True,
+                     help=f"bisect {knob} until exactly k features are non-zero "
+                          f"(None: use {knob})",
+                     bound="n_features", auto=f"use {knob}")
+
+
+_K_SPEC = _k_spec("C")
 _REFIT = ParamSpec("refit", "refit (de-bias)", False, "bool",
                    help="retrain an ℓ2 model of the same loss on the selected features")
 
@@ -501,7 +508,7 @@ class LassoSelector(BaseSelector):
     param_specs = (
         ParamSpec("alpha", "α", 0.1, "float", 1e-6, 1e3, log=True,
                   help="ℓ1 strength: larger α keeps fewer features"),
-        _K_SPEC, _REFIT,
+        _k_spec("α"), _REFIT,
         ParamSpec("refit_alpha", "refit ridge", 1e-2, "float", 0.0, 1e3, live=False,
                   when={"refit": (True,)}),
     )

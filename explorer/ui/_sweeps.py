@@ -85,8 +85,8 @@ class Sweeps(param.Parameterized):
         for name in baselines:
             try:
                 check_compatible(name, data)
-            except DataError as exc:
-                out[name] = str(exc).split(" (")[0]
+            except DataError as exc:  # what is wrong, without the dataset's source
+                out[name] = exc.problem.split("; methods for it")[0]
         return out
 
     def start(self, method: str, baselines, data, params: dict, n_points: int,
@@ -149,8 +149,11 @@ class Sweeps(param.Parameterized):
                                  repeats=SWEEP_REPEATS))
             self.total += len(values) if values is not None else n_points
         self.worker.start(self.token, data, jobs)
-        self.refused = (f" ({', '.join(refused)} left out: cannot honour what you know)"
-                        if refused else "")
+        notes = [f"{name} left out: {why}" for name, why in
+                 self.left_out([b for b in baselines if b != method], data).items()]
+        if refused:
+            notes.append(f"{', '.join(refused)} left out: cannot honour what you know")
+        self.refused = f" ({'; '.join(notes)})" if notes else ""
         self.status = f"sweeping {', '.join(methods)}: 0/{self.total} points{self.refused}"
         self.progress = 0
         return methods

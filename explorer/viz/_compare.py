@@ -56,7 +56,10 @@ def difference_plot(differences: pd.DataFrame, method: str, label: str,
         xs.extend(k.tolist())
         ys.extend(low[np.isfinite(low)].tolist() + high[np.isfinite(high)].tolist())
     ys = np.asarray(ys, dtype=float)
-    pad = max(0.08 * (ys.max() - ys.min()), 0.5 if scale == 100.0 else 1e-3)
+    if ys.size == 1:  # nothing to show yet: round limits (±1e-3 was labelled 1.000e−3)
+        pad = 0.5 if scale == 100.0 else 1.0
+    else:
+        pad = max(0.08 * (ys.max() - ys.min()), 0.5 if scale == 100.0 else 1e-3)
     limits = {**log_x(log_span(xs) if xs else (1, 100)),
               "ylim": (float(ys.min() - pad), float(ys.max() + pad))}
     return hv.Overlay(items).opts(xlabel="#selected features (log scale)", logx=True,

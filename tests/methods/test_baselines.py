@@ -195,3 +195,13 @@ def test_one_or_two_l1_features_beat_the_majority_class_on_breast_cancer(cls):
         est = cls(k=k).fit(data.X, data.y)
         assert est.n_selected_ == k
         assert est.score(data.X_test, data.y_test) > majority + 0.1
+
+
+def test_the_lassos_target_count_speaks_of_alpha():
+    """The Lasso's k bisects α: its box and help say α, not the ℓ1 classifiers' C."""
+    from explorer.methods import REGISTRY
+
+    spec = next(s for s in REGISTRY["lasso"].param_specs if s.name == "k")
+    assert spec.auto == "use α" and "bisect α" in spec.help and "C" not in spec.help
+    svm = next(s for s in REGISTRY["l1-svm"].param_specs if s.name == "k")
+    assert svm.auto == "use C"

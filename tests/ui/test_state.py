@@ -266,6 +266,23 @@ def test_sweep_streams_rows_for_method_and_baselines(state):
     assert any(line.startswith("fisher against random:") for line in verdicts)
 
 
+def test_a_compared_method_that_cannot_run_on_the_data_is_said_in_the_sweep():
+    """ℓ1-SVM, the default comparison, on a regression target: the sweep's status says it is
+    left out and why (it was dropped without a word when the data changed under it)."""
+    s = ExplorerState(dataset="fsa-regression", live=False)
+    try:
+        s.method = "lasso"
+        s.baselines = ["l1-svm"]
+        assert s.sweep(n_points=2)
+        assert "l1-svm left out: ℓ1-SVM is a classifier but the target is a regression " \
+               "target" in s.sweeps.status
+        s.wait(120)
+        assert set(s.sweeps.frame["method"]) == {"lasso"}
+        assert "l1-svm left out" in s.sweeps.status and "finished" in s.sweeps.status
+    finally:
+        s.close()
+
+
 def test_a_setting_off_the_swept_knob_is_named_so_in_the_legend(state):
     """FGM set by B (k empty) has no point on a sweep over k: its legend entry says so, and
     once k is set the mark is the user's point again."""

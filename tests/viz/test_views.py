@@ -844,3 +844,15 @@ def test_every_features_axis_labels_one_two_five():
                           "high": [0.03, 0.04, 0.02], "verdict": ["no difference"] * 3})
     axis = hv.render(difference_plot(diffs, "a", "accuracy")).xaxis[0]
     assert list(axis.ticker.ticks) == [1, 2, 5, 10, 20, 50]
+
+
+def test_an_empty_difference_plot_has_round_limits():
+    """Lasso on a regression target with nothing to pair: the empty RMSE differences spanned
+    ±1e-3 and read 1.000e−3 on the axis; they span ±1 in the measure's units (±0.5 points
+    for a share)."""
+    from explorer.viz._compare import difference_plot
+
+    rmse = hv.render(difference_plot(pd.DataFrame(), "lasso", "RMSE", points=False))
+    assert (rmse.y_range.start, rmse.y_range.end) == (-1.0, 1.0)
+    share = hv.render(difference_plot(pd.DataFrame(), "fgm", "accuracy"))
+    assert (share.y_range.start, share.y_range.end) == (-0.5, 0.5)

@@ -205,8 +205,21 @@ def _fs_manifold(record) -> str:
             f"ρ = {info['rho']:.3g}); the top {record.n_selected} features are selected.")
 
 
+def _rfe(record) -> str:
+    removed = record.info.get("removed")
+    if removed is not None:
+        what = (f"the linear SVM on the surviving features ranked them by w², and the "
+                f"{_count(len(removed), 'feature')} of smallest w² went, leaving "
+                f"{record.n_selected}")
+    else:
+        what = f"the linear SVM was refit on the last {record.n_selected} features"
+    return (f"Iteration {record.iteration + 1}: {what}. The value drawn is that SVM's Σ w² "
+            f"({record.objective:.4g}): RFE minimises no objective across its steps, and "
+            "the sum grows as fewer features carry the fit.")
+
+
 _EXPLAINERS = {"fgm": _fgm, "fs-multi": _fs_multi, "grfl": _grfl, "fsa": _fsa,
-               "fs-manifold": _fs_manifold}
+               "fs-manifold": _fs_manifold, "rfe": _rfe}
 
 
 _FEATURE_ID = re.compile(r"\bx(\d+)\b")

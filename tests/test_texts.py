@@ -194,3 +194,16 @@ def test_a_fourier_model_that_reads_every_input_says_why():
     few = GrFL(max_features=5).fit(xor.X, xor.y).history_[-1]
     assert few.n_selected < 0.9 * xor.X.shape[1]
     assert "Nearly every input counts" not in explain("grfl", few)
+
+
+def test_rfe_says_what_its_rising_curve_is():
+    """RFE's drawn value rises step after step (Σ w² of fewer features): the text says what
+    each step dropped and that no objective is minimised."""
+    from explorer.methods import RFESelector
+
+    data = make("breast-cancer")
+    est = RFESelector(k=10).fit(data.X, data.y)
+    first, last = est.history_[0], est.history_[-1]
+    assert "of smallest w² went, leaving 24" in explain("rfe", first)
+    assert "refit on the last 10 features" in explain("rfe", last)
+    assert "minimises no objective" in explain("rfe", last)

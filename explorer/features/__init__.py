@@ -7,12 +7,19 @@ piecewise-linear basis for FSA live next to them.
 
 from ._base import Columns, FeatureSpace
 from ._generated import FixedFamily, FourierFamily, GaborFamily, median_bandwidth
-from ._linear import SCALE_SPREAD, LinearSpace, auto_scaling, tree_parents
+from ._linear import (
+    NEGLIGIBLE_RMS,
+    SCALE_SPREAD,
+    LinearSpace,
+    auto_scaling,
+    negligible,
+    tree_parents,
+)
 from ._nonlinear import BinnedSpace, Poly2Space
 from ._piecewise import PiecewiseLinearBasis, second_difference
 from ._sampled import SampledSpace
 
-__all__ = ["SCALE_SPREAD", "BinnedSpace", "Columns", "FeatureSpace", "FixedFamily",
-           "FourierFamily", "GaborFamily", "LinearSpace", "PiecewiseLinearBasis", "Poly2Space",
-           "SampledSpace", "auto_scaling", "median_bandwidth", "second_difference",
-           "tree_parents"]
+__all__ = ["NEGLIGIBLE_RMS", "SCALE_SPREAD", "BinnedSpace", "Columns", "FeatureSpace",
+           "FixedFamily", "FourierFamily", "GaborFamily", "LinearSpace",
+           "PiecewiseLinearBasis", "Poly2Space", "SampledSpace", "auto_scaling",
+           "median_bandwidth", "negligible", "second_difference", "tree_parents"]

@@ -42,6 +42,16 @@ def tree_parents(index: GroupIndex) -> np.ndarray | None:
 
 
 SCALE_SPREAD = 100.0  # largest / smallest column RMS above which "auto" rescales
+NEGLIGIBLE_RMS = 10.0 * np.finfo(np.float64).eps  # a column this small is not scaled up
+
+
+def negligible(rms) -> np.ndarray:
+    """Which columns are too small to be scaled: a root mean square (or standard deviation)
+    under 10·machine epsilon (≈ 2.2e-15, scikit-learn's bound for a scale too small to
+    divide by) is the residue of a zero in double precision — pd-speech's wavelet means,
+    values of 1e-21, whose standardised column was rounding noise at unit variance that FSA
+    selected with a weight of 1.3e20. Such a column is left as it is, or treated as empty."""
+    return np.asarray(rms, dtype=np.float64) < NEGLIGIBLE_RMS
 
 
 def auto_scaling(X) -> tuple[str | None, np.ndarray | None]:
@@ -53,7 +63,7 @@ def auto_scaling(X) -> tuple[str | None, np.ndarray | None]:
     are fitted as in the papers. The rule reads the values only, so every storage of one
     matrix (dense, CSR, CSC, dask) gets the same scaling."""
     norms = _column_norms(X)
-    used = norms[norms > 0]
+    used = norms[~negligible(norms / np.sqrt(max(X.shape[0], 1)))]
     if used.size and used.max() > SCALE_SPREAD * used.min():
         return "rms", norms
     return None, None
@@ -75,7 +85,8 @@ class LinearSpace(FeatureSpace):
     group_weights : array, optional
         λ_g per group (default 1).
     scaling : None, "norm", "rms" or "auto"
-        Per-feature λ_j = 1/‖f_j‖ (0 for empty columns), FGM eq. 4; "rms": λ_j = √n/‖f_j‖,
+        Per-feature λ_j = 1/‖f_j‖ (0 for empty columns and those of :func:`negligible`
+        size), FGM eq. 4; "rms": λ_j = √n/‖f_j‖,
         unit root-mean-square columns (the identity on standardised data, so C keeps its
         meaning there); "auto": "rms" for a dense X whose columns' root mean squares spread
         over more than ``SCALE_SPREAD`` (features in different units), else None.
@@ -92,10 +103,11 @@ class LinearSpace(FeatureSpace):
         self.scaling = scaling
         if scaling in ("norm", "rms"):
             norms = _column_norms(self.X) if norms is None else norms
+            empty = negligible(norms / np.sqrt(max(self.n_samples, 1)))
             if scaling == "rms":
                 norms = norms / np.sqrt(self.n_samples)
             with np.errstate(divide="ignore"):
-                self.lam = np.where(norms > 0, 1.0 / norms, 0.0)
+                self.lam = np.where(empty, 0.0, 1.0 / norms)
         else:
             self.lam = np.ones(self.n_features)
         self.groups: GroupIndex | None = None

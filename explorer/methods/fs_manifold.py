@@ -38,7 +38,7 @@ from sklearn.svm import SVC
 from .._params import ParamSpec, cv_choice
 from ..data import as_matrix
 from ..engines.fs_manifold import knn_graph, laplacian, manifold_kernel, svm_dual
-from ..features import auto_scaling
+from ..features import auto_scaling, negligible
 from ..kernels import xts
 from ..optim import LevelStep, Stopping, level_method, relative_gap
 from .base import BaseSelector, Recorder, register
@@ -256,7 +256,8 @@ class FSManifold(BaseSelector):
                                        else np.square(X_all).sum(0))).ravel())
         if scaling is None:
             return None
-        return np.where(norms > 0, np.sqrt(X_all.shape[0]) / np.maximum(norms, 1e-300), 1.0)
+        rms = norms / np.sqrt(X_all.shape[0])
+        return np.where(negligible(rms), 1.0, 1.0 / np.maximum(rms, 1e-300))
 
     def _path_state(self):
         """The graph and manifold kernel (C plays no part in them) and the optimal p, the

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from explorer.features import LinearSpace
+from tests.conftest import as_layout
 
 LAYOUTS = ["dense", "csr", "csc"]
 
@@ -72,3 +73,26 @@ def test_one_pass_per_scoring():
     space.top(s, 3)
     space.top(s, 3)
     assert space.passes == 2
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_a_column_of_rounding_residue_is_never_scaled_up(layout):
+    """pd-speech's wavelet means are zeros written as 1e-21: scaled to unit RMS they became
+    rounding noise at the size of a real feature (FGM, FS-multi and FSA selected them with
+    weights of 1e20). Such a column counts as empty; a small but real one (1e-6) is scaled."""
+    from explorer.engines.fsa.designs import standard_moments
+    from explorer.features import NEGLIGIBLE_RMS, auto_scaling, negligible
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 4)) * np.array([1.0, 1e3, 1e-6, 1.0])
+    X[:, 3] = rng.standard_normal(50) * 1e-21
+    X = as_layout(X, layout)
+    assert negligible([1e-21, 1e-18, NEGLIGIBLE_RMS / 2]).all()
+    assert not negligible([1e-6, NEGLIGIBLE_RMS]).any()
+    space = LinearSpace(X, scaling="rms")
+    assert space.lam[3] == 0.0 and np.all(space.lam[:3] > 0)
+    np.testing.assert_allclose(space.lam[2] * 1e-6, 1.0, rtol=0.3)  # 1e-6 is scaled up
+    scaling, _ = auto_scaling(X)
+    assert scaling == "rms"  # the 1e3 against 1e-6 columns, whatever the residue
+    _, scale = standard_moments(X)
+    assert scale[3] == 1.0 and scale[2] < 1e-5

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -484,3 +486,22 @@ def test_a_schedule_too_short_to_converge_warns():
     with pytest.warns(Warning, match="raise n_iter"):
         est = FSA(k=10, n_iter=6, eta=0.01).fit(data.X, data.y)
     assert not est.converged_ and np.isfinite(est.objective_)
+
+
+def test_pd_speechs_rounding_residue_columns_are_never_selected():
+    """35 of pd-speech's columns are wavelet means of 1e-21 to 1e-17 (zeros in double
+    precision); standardised, FGM, FS-multi and FSA picked them with weights of 1e20. None is
+    selected now, and no weight is astronomical."""
+    from explorer import FGM, FSMulti
+    from explorer.features import negligible
+
+    data = load("pd-speech")
+    X = np.asarray(data.X)
+    residue = set(np.flatnonzero(negligible(X.std(axis=0))).tolist())
+    assert len(residue) == 35
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for est in (FSA(k=10), FSA(k=20), FGM(k=10), FSMulti(k=10, B=5)):
+            est.fit(data.X, data.y)
+            assert not residue & set(est.selected_features_.tolist()), type(est).__name__
+            assert np.abs(est.coef_).max() < 1e10

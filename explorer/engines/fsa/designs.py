@@ -22,7 +22,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from ...features import PiecewiseLinearBasis, second_difference
+from ...features import PiecewiseLinearBasis, negligible, second_difference
 from ...kernels import column_moments, xts
 from ._compiled import COLUMN_MAJOR, CSC, ROW_MAJOR, WorkingDesign
 
@@ -34,7 +34,7 @@ PERSIST_SHARE = 0.25        # … and persisted on the workers below this share 
 
 
 def standard_moments(X):
-    """Column means and standard deviations (sparse-safe); zero-variance columns get 1. A
+    """Column means and standard deviations (sparse-safe); columns without variance get 1. A
     column holding a NaN or an infinity, or whose sums overflow, has a mean or a standard
     deviation that is not finite."""
     if getattr(X, "is_chunked", False):
@@ -47,7 +47,9 @@ def standard_moments(X):
 
 
 def _unit_if_constant(std):
-    return np.where((std > 0) | np.isnan(std), std, 1.0)
+    """1 for the columns without variance — none, or of :func:`~explorer.features.negligible`
+    size — so that they are never standardised up."""
+    return np.where(~negligible(std) | np.isnan(std), std, 1.0)
 
 
 class LinearDesign:

@@ -594,8 +594,8 @@ def agreement(methods: Sequence[str], dataset, *, k: int, test_size: float = 0.3
     >>> result.jaccard.round(2)
              fgm   fsa  l1-svm
     fgm     1.00  0.11    0.25
-    fsa     0.11  1.00    0.11
-    l1-svm  0.25  0.11    1.00
+    fsa     0.11  1.00    0.25
+    l1-svm  0.25  0.25    1.00
     """
     if len(methods) < 2:
         raise ValueError("agreement compares at least two methods")

@@ -155,7 +155,8 @@ def test_l1_svm_penalty_factors_equal_liblinear_on_rescaled_columns():
     factor = np.linspace(0.5, 2.0, P)
     est = fit(get_method("l1-svm")(C=0.1, penalty_factor=factor), X, Y_BIN)
     ref = LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=0.1, max_iter=2000,
-                    tol=1e-4, random_state=0).fit(X / factor, np.where(Y_BIN == 1, 1, -1))
+                    tol=1e-4, random_state=0, intercept_scaling=est.intercept_scaling_).fit(
+        X / factor, np.where(Y_BIN == 1, 1, -1))
     np.testing.assert_allclose(est.coef_, ref.coef_.ravel() / factor, rtol=1e-6, atol=1e-9)
 
 

@@ -316,3 +316,14 @@ def gap_caption(bounded, last=None) -> str:
     if "max_outer" in reason:
         return said + "the path used its max outer iterations first: raise it to close the gap."
     return said + "the fit ended before it got there."
+
+
+def ended(estimator, iterations: int, said: str = "") -> str:
+    """What a lesson says once its fit has ended: after how many iterations, and why (unless
+    ``said``, the last iteration's account, gives the reason already)."""
+    reason = getattr(estimator, "stop_reason_", None)
+    if not reason and hasattr(estimator, "converged_"):
+        reason = "converged" if estimator.converged_ else "its iteration budget is spent"
+    why = f" ({reason})" if reason and reason not in said else ""
+    return (f"**The fit has ended** after {_count(iterations, 'iteration')}{why}. The page "
+            "shows its final model; press **Restart** to run it again from the start.")

@@ -106,3 +106,27 @@ def test_fs_manifold_lesson_says_what_tau_does(page: Page, server):
     image = next(g for g in weights["glyphs"] if g["type"] == "Image")
     values = image["cols"]["image"]["values"]
     assert abs(sum(values) - 10) < 1e-6 and min(values) >= -1e-9 and max(values) <= 1 + 1e-9
+
+
+def test_a_lesson_that_has_ended_stays_ended_until_restart(page: Page, server, server_log):
+    """Step after the last iteration used to start a new fit without a word: the page went back
+    to iteration 1. The ended fit stays, says why it ended, and only Restart starts again."""
+    page.goto(f"{server}/teach_fs_multi")
+    wait_text(page, ".lesson-data", "digits-9vr")
+    step = page.locator(".btn-step button").first
+    for n in range(1, 13):
+        step.click()
+        said = wait_for(lambda n=n: (lambda t: t if f"Outer iteration {n}:" in t
+                                     or "has ended" in t else None)(text(page, ".explanation")),
+                        60)
+        if "has ended" in said:
+            break
+    assert "has ended" in said, "the lesson never said that its fit ended"
+    iterations = int(re.search(r"ended after (\d+) iteration", said).group(1))
+    assert f"Outer iteration {iterations}:" in said  # the last iteration's account stays
+    assert step.is_disabled() and page.locator(".btn-run button").first.is_disabled()
+    assert "done" in text(page, ".status-line")
+    page.locator(".btn-reset button").first.click()
+    wait_text(page, ".explanation", "Outer iteration 1:", timeout=60)
+    assert not step.is_disabled()
+    assert_clean_log(server_log)

@@ -9,6 +9,7 @@ import numpy as np
 import panel as pn
 import param
 
+from ... import texts
 from .. import _widgets as W
 from .._server import in_server, poll_every
 from .._state import ExplorerState
@@ -36,8 +37,8 @@ class StepPage(pn.viewable.Viewer):
         self.step_button = W.button("Step", "btn-step", "primary")
         self.run_button = W.button("Run to the end", "btn-run")
         self.reset_button = W.button("Restart", "btn-reset")
-        self.step_button.on_click(lambda e: self.state.step())
-        self.run_button.on_click(lambda e: self.state.run())
+        self.step_button.on_click(lambda e: self._advance(self.state.step))
+        self.run_button.on_click(lambda e: self._advance(self.state.run))
         self.reset_button.on_click(lambda e: self.restart())
         self.explanation = pn.pane.Markdown("Press **Step** to run the first iteration.",
                                             css_classes=["explanation"],
@@ -47,9 +48,28 @@ class StepPage(pn.viewable.Viewer):
                                           sizing_mode="stretch_width")
         self.state.feedback.param.watch(self._on_text, ["explanation", "status", "message"])
         self._callback = None
+        self.ended = ""
+
+    def _advance(self, action) -> None:
+        """Step or run on, never past the end: a fit that has ended stays on the page (its
+        last iteration and why it stopped) until Restart, instead of silently starting anew."""
+        if not self.ended:
+            action()
+
+    def _end(self) -> None:
+        fits = self.state.fits
+        if fits.estimator is None or not fits.records:
+            return
+        feedback = self.state.feedback
+        self.ended = texts.ended(fits.estimator, len(fits.records),
+                                 feedback.explanation or feedback.message)
+        self.step_button.disabled = self.run_button.disabled = True
+        self._on_text()
 
     def restart(self):
         """Start over from scratch (never from the previous model), paused after one step."""
+        self.ended = ""
+        self.step_button.disabled = self.run_button.disabled = False
         self.state.cancel_all()
         self.state.fits.records = []
         self.on_reset()
@@ -62,7 +82,8 @@ class StepPage(pn.viewable.Viewer):
         pass
 
     def _on_text(self, *_):
-        self.explanation.object = self.state.feedback.explanation or self.state.feedback.message
+        said = self.state.feedback.explanation or self.state.feedback.message
+        self.explanation.object = f"{said}\n\n{self.ended}" if self.ended else said
         self.status.object = f"**{self.state.feedback.status}**"
 
     def _tick(self):
@@ -71,6 +92,8 @@ class StepPage(pn.viewable.Viewer):
             self.on_reset()
         if update.records or update.finished:
             self.on_records(update)
+        if update.finished and not (update.cancelled or update.failed):
+            self._end()
         if update.reset or update.records or update.finished:
             self.data_line.object = self.describe_data()
 

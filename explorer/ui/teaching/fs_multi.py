@@ -78,8 +78,7 @@ class FSMultiTeachingPage(StepPage):
                    self.panel("3 · the bundle's gap closing (eqs. 12–13)",
                               "min ½(Σ_t‖w_t‖)² + C ξ,  ξ ≥ ⟨w, p_k⟩ + q_k", self.gaps),
                    sizing_mode="stretch_width"),
-            pn.Row(self.panel("4 · the model's weights over the mean image", "f(x) = wᵀx + b",
-                              self.sparsity),
-                   self.panel("5 · the outer bounds", "", self.convergence),
-                   sizing_mode="stretch_width"),
+            self.panel("4 · the model's weights over the mean image", "f(x) = wᵀx + b",
+                       self.sparsity),
+            self.panel("5 · the outer bounds", "lower ≤ optimum ≤ upper", self.convergence),
             sizing_mode="stretch_width")

@@ -207,3 +207,15 @@ def test_rfe_says_what_its_rising_curve_is():
     assert "of smallest w² went, leaving 24" in explain("rfe", first)
     assert "refit on the last 10 features" in explain("rfe", last)
     assert "minimises no objective" in explain("rfe", last)
+
+
+def test_an_ended_lesson_says_why_once():
+    from types import SimpleNamespace
+
+    from explorer.texts import ended
+
+    fgm = SimpleNamespace(stop_reason_="max_outer reached")
+    assert "after 3 iterations (max_outer reached)" in ended(fgm, 3)
+    assert "(max_outer" not in ended(fgm, 3, "… Stopped — max_outer reached.")
+    assert "(its iteration budget is spent)" in ended(SimpleNamespace(converged_=False), 1)
+    assert "after 1 iteration (converged)" in ended(SimpleNamespace(converged_=True), 1)

@@ -183,7 +183,9 @@ def _fsa(record) -> str:
     killed = len(info.get("killed", []))
     kept = info.get("M_e", record.n_selected)
     if killed == 0:
-        outcome = f"all {record.n_selected} survive (M_e = {kept})"
+        outcome = (f"all {record.n_selected} survive (M_e = {kept}). While the schedule kills "
+                   "variables the loss can rise (each one killed gives up its share of the "
+                   "fit); once no more are killed, every step lowers it")
     else:
         outcome = (f"the schedule keeps M_e = {kept}: {killed} "
                    f"variable{'s' if killed > 1 else ''} with the smallest |β| "

@@ -192,6 +192,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self._rebuild_method_knobs()
         self._on_message()
         self._update_summary()
+        self._update_lesson_link()
 
     def _build_views(self):
         """The tabs under the curves, by name; each draws while shown (:mod:`._tabs`)."""
@@ -406,7 +407,11 @@ class ExplorerApp(pn.viewable.Viewer):
         self._show_selected()
         self._update_summary()
         self._refresh_metric_options()
-        self.lesson_link.object = lesson_link(self.state.settings.cls.display_name)
+        self._update_lesson_link()
+
+    def _update_lesson_link(self):
+        self.lesson_link.object = lesson_link(self.state.settings.cls.display_name,
+                                              in_server())
 
     def _on_metric(self, *_):
         self._show_accuracy()
@@ -730,10 +735,15 @@ class ExplorerApp(pn.viewable.Viewer):
 
 
 
-def lesson_link(method_name: str) -> str:
-    """A link to the lesson of the method (when it has one) and to the lessons' index."""
+def lesson_link(method_name: str, served: bool = True) -> str:
+    """A link to the lesson of the method (when it has one) and to the lessons' index; in a
+    notebook, where no lesson is served beside the cell, where to find them."""
     from .teaching.index import LESSONS
 
     own = [lesson for lesson in LESSONS if lesson.method == method_name]
+    if not served:
+        where = f"/{own[0].path}, " if own else ""
+        return (f"Lessons: run `explorer serve` and open {where}/lessons "
+                "(each method step by step).")
     text = f"[How {method_name} works, step by step](./{own[0].path}) · " if own else ""
     return text + "[all lessons](./lessons)"

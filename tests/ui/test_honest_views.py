@@ -91,3 +91,19 @@ def test_each_step_draws_its_own_iteration_within_a_second(page: Page, server):
                 f"step {n} not drawn within a second: status {status(page)!r}, kept "
                 f"{[len(g['cols'].get('iteration', [])) for g in kept['glyphs']]}, "
                 f"map {image['title']!r}") from None
+
+
+@pytest.mark.parametrize("width", [1400, 900])
+def test_the_convergence_plots_wrap_rather_than_cut_their_titles(page: Page, server, width):
+    """Three plots squeezed into one row cut their titles ("objective per inne", in a
+    notebook's app or a narrow window); below three plots' width the row wraps."""
+    from explorer.ui.views import PLOT_MIN_WIDTH
+
+    page.set_viewport_size({"width": width, "height": 1000})
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    settled_status(page)
+    boxes = [page.locator(css).first.bounding_box()
+             for css in (".view-convergence", ".view-bounds", ".view-kept")]
+    assert all(b["width"] >= PLOT_MIN_WIDTH - 1 for b in boxes), boxes
+    one_row = len({round(b["y"]) for b in boxes}) == 1
+    assert one_row == (width == 1400), boxes  # a 1,400-px window keeps the three in a row

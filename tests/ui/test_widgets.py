@@ -136,3 +136,18 @@ def test_compare_with_never_offers_the_method_itself_and_keeps_the_users_choice(
         assert app.state.baselines == ["rfe"]
     finally:
         app.state.close()
+
+
+def test_a_notebooks_app_says_where_the_lessons_are_instead_of_a_dead_link():
+    """``./teach_fgm`` beside a JupyterLab cell is a 404: outside a server the app says how to
+    open the lessons; served, it links them."""
+    app = ExplorerApp(dataset="digits-3v8")
+    try:
+        app.state.live = False
+        said = app.lesson_link.object
+        assert "](./" not in said and "explorer serve" in said and "/teach_fgm" in said
+    finally:
+        app.state.close()
+    from explorer.ui.app import lesson_link
+
+    assert lesson_link("FGM", served=True).startswith("[How FGM works, step by step](./teach")

@@ -130,3 +130,25 @@ def test_a_lesson_that_has_ended_stays_ended_until_restart(page: Page, server, s
     wait_text(page, ".explanation", "Outer iteration 1:", timeout=60)
     assert not step.is_disabled()
     assert_clean_log(server_log)
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (a["x"] < b["x"] + b["width"] - 1 and b["x"] < a["x"] + a["width"] - 1
+            and a["y"] < b["y"] + b["height"] - 1 and b["y"] < a["y"] + a["height"] - 1)
+
+
+@pytest.mark.parametrize("width", [1400, 1100])
+def test_a_lessons_panels_never_run_into_each_other(page: Page, server, width):
+    """At 1,100 px the FGM lesson's weight map, its click modes and colorbar ran over the
+    master's plot beside it: panels wrap before their content overflows."""
+    page.set_viewport_size({"width": width, "height": 1400})
+    page.goto(f"{server}/teach_fgm")
+    _step(page, 1, "Outer iteration")
+    figure(page, "3 · master after", timeout=30)
+    boxes = {css: page.locator(css).first.bounding_box()
+             for css in (".view-scores", ".map-click", ".view-sparsity", ".view-norms")}
+    assert all(boxes.values()), boxes
+    for a, b in [(".view-scores", ".map-click"), (".view-scores", ".view-sparsity"),
+                 (".map-click", ".view-norms"), (".view-sparsity", ".view-norms"),
+                 (".view-scores", ".view-norms")]:
+        assert not _overlap(boxes[a], boxes[b]), (a, b, boxes)

@@ -15,6 +15,8 @@ from .._server import in_server, poll_every
 from .._state import ExplorerState
 from ..views import ConvergenceView, _ensure_backend
 
+PANEL_MIN_WIDTH = 360  # a weight map with its click modes and colorbar
+
 
 class StepPage(pn.viewable.Viewer):
     """Shared plumbing: a state in step mode, Step/Run/Reset buttons, a poll loop."""
@@ -133,6 +135,15 @@ class StepPage(pn.viewable.Viewer):
         return pn.Column(pn.pane.Markdown(caption, css_classes=["equation"],
                                           sizing_mode="stretch_width"),
                          view, sizing_mode="stretch_width")
+
+    @staticmethod
+    def panels(*columns) -> pn.FlexBox:
+        """Panels side by side while each gets :data:`PANEL_MIN_WIDTH`; a narrower window
+        wraps them (squeezed, a weight map's buttons and colorbar ran into the next panel)."""
+        for column in columns:
+            column.min_width = PANEL_MIN_WIDTH
+            column.styles = {"flex": f"1 1 {PANEL_MIN_WIDTH}px"}
+        return pn.FlexBox(*columns, flex_wrap="wrap", sizing_mode="stretch_width")
 
     def _start(self):
         if self._callback is None:

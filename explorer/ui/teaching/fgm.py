@@ -61,13 +61,12 @@ class FGMTeachingPage(StepPage):
         # 3 re-solve the master; then how the bounds moved
         return pn.Column(
             *first_panes(self, intro, controls),
-            pn.Row(self.panel("1 · worst-case analysis (Alg. 2)",
-                              "c_j = (Σᵢ αᵢ yᵢ x_ij)², the B largest form d_t", self.scores),
-                   self.panel("2 · the block enters the model",
-                              "D ← D ∪ {d_t}  (Alg. 1, step 2)", self.sparsity),
-                   self.panel("3 · restricted master (eq. 31)",
-                              "min ½(Σ_t ‖ω_t‖)² + (C/2) Σᵢ ξᵢ²", self.norms),
-                   sizing_mode="stretch_width"),
+            self.panels(self.panel("1 · worst-case analysis (Alg. 2)",
+                                   "c_j = (Σᵢ αᵢ yᵢ x_ij)², the B largest form d_t", self.scores),
+                        self.panel("2 · the block enters the model",
+                                   "D ← D ∪ {d_t}  (Alg. 1, step 2)", self.sparsity),
+                        self.panel("3 · restricted master (eq. 31)",
+                                   "min ½(Σ_t ‖ω_t‖)² + (C/2) Σᵢ ξᵢ²", self.norms)),
             self.panel("4 · the bounds of Theorem 2 close in",
                        "lower ≤ optimum ≤ upper", self.convergence),
             sizing_mode="stretch_width")

@@ -85,11 +85,10 @@ class FSManifoldTeachingPage(StepPage):
                           self.run_button, self.reset_button, sizing_mode="stretch_width")
         return pn.Column(
             *first_panes(self, intro, controls),
-            pn.Row(self.panel("1 · lower and upper bounds close (Alg. 2)",
-                              "ℓ = λ·upper + (1 − λ)·lower,  λ = 0.9", self.bounds),
-                   self.panel("2 · p on the capped simplex (eq. 12)",
-                              "P = {p ∈ [0, 1]^d : Σ p = m}", self.weights),
-                   sizing_mode="stretch_width"),
+            self.panels(self.panel("1 · lower and upper bounds close (Alg. 2)",
+                                   "ℓ = λ·upper + (1 − λ)·lower,  λ = 0.9", self.bounds),
+                        self.panel("2 · p on the capped simplex (eq. 12)",
+                                   "P = {p ∈ [0, 1]^d : Σ p = m}", self.weights)),
             self.panel("3 · what τ can do",
                        "M = (1 − τ)² X_l diag(p) X_lᵀ + (τ²/ρ) H", self.ratio),
             self.tau_note, sizing_mode="stretch_width")

@@ -71,11 +71,11 @@ class FSATeachingPage(StepPage):
                           sizing_mode="stretch_width")
         return pn.Column(
             *first_panes(self, intro, controls),
-            pn.Row(self.panel("1 · the schedule (eq. 3)",
-                              "M_e = k + (M − k)·max(0, (N − 2e)/(2eμ + N))", self.schedule),
-                   self.panel("2 · gradient step, then keep the M_e largest (Alg. 1)",
-                              "β ← β − η ∂L/∂β;  keep |β_j| among the M_e largest", self.paths),
-                   sizing_mode="stretch_width"),
+            self.panels(self.panel("1 · the schedule (eq. 3)",
+                                   "M_e = k + (M − k)·max(0, (N − 2e)/(2eμ + N))", self.schedule),
+                        self.panel("2 · gradient step, then keep the M_e largest (Alg. 1)",
+                                   "β ← β − η ∂L/∂β;  keep |β_j| among the M_e largest",
+                                   self.paths)),
             self.panel("3 · the loss falls", "L(β) = (1/N) Σᵢ ℓ(yᵢ, xᵢᵀβ) + s‖β‖²",
                        self.convergence),
             sizing_mode="stretch_width")

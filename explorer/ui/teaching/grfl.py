@@ -66,12 +66,12 @@ class GrFLTeachingPage(StepPage):
                           sizing_mode="stretch_width")
         return pn.Column(
             *first_panes(self, intro, controls),
-            pn.Row(self.panel("1 · the draw and its violations (Alg. 1, eq. 10)",
-                              "h_t = φᵀ L′_t,  enters when ‖h‖_{q′} > λ", self.draw),
-                   self.panel("2 · the learned decision function (other inputs at their median)",
-                              "f(x) = Σ_g W_gᵀ φ_g(x) + b", self.slice),
-                   self.panel("3 · the restricted master (eq. 7)",
-                              "min Σᵢ L(yᵢ, Φw + b) + λ Σ_g ‖W_g‖_q", self.norms),
-                   sizing_mode="stretch_width"),
+            self.panels(self.panel("1 · the draw and its violations (Alg. 1, eq. 10)",
+                                   "h_t = φᵀ L′_t,  enters when ‖h‖_{q′} > λ", self.draw),
+                        self.panel("2 · the learned decision function (other inputs at their "
+                                   "median)",
+                                   "f(x) = Σ_g W_gᵀ φ_g(x) + b", self.slice),
+                        self.panel("3 · the restricted master (eq. 7)",
+                                   "min Σᵢ L(yᵢ, Φw + b) + λ Σ_g ‖W_g‖_q", self.norms)),
             self.panel("4 · the objective falls as features enter", "", self.convergence),
             sizing_mode="stretch_width")

@@ -13,6 +13,8 @@ from explorer.ui.teaching.index import LESSONS
 from tests.ui.test_browser import text, wait_for, wait_text
 from tests.ui.test_truth import assert_clean_log, figure
 
+pytestmark = pytest.mark.ui
+
 # (lesson, explanation of step 1, a figure title that names the step, what the data line says)
 STEPS = {
     "teach_grfl": ("Iteration", "1 · step", "true features: 2"),

@@ -418,8 +418,8 @@ class AccuracyView(pn.viewable.Viewer):
     marked) with the verdicts in words; seconds per fit; the sweep's rows and every fold's
     scores as CSV."""
 
-    TITLE = "cross-validated measure versus #features (band: 95 % interval of the mean)"
-    DIFFERENCES_TITLE = "current method minus each other one at the same k (95 % intervals)"
+    TITLE = "cross-validated measure vs #features (band: 95 % CI)"
+    DIFFERENCES_TITLE = "current method minus each other one at the same k (95 % CIs)"
 
     def __init__(self, frame: pd.DataFrame | None = None, metric: str = "accuracy",
                  height: int = 320, **params):

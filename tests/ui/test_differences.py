@@ -62,13 +62,13 @@ def test_the_accuracy_bands_are_the_intervals_of_the_repeated_folds(page: Page, 
     assert "each by 5-fold CV × 2 on the same folds for every method" in done
 
     def banded():  # the page may still be syncing the last method's band when "finished" shows
-        fig = page.evaluate(FIGURE, "cross-validated measure versus #features")
+        fig = page.evaluate(FIGURE, "cross-validated measure vs #features")
         bands = [g for g in (fig or {"glyphs": []})["glyphs"]
                  if g["type"] in ("Patch", "VArea", "Area")]
         return (fig, bands) if len(bands) >= 2 and all(b["cols"]["y"] for b in bands) else None
 
     fig, bands = wait_for(banded, 30)
-    assert "band: 95 % interval of the mean" in fig["title"]
+    assert "band: 95 % CI" in fig["title"]
     # a band spans its mean's interval: wider than nothing, inside [0, 1]
     for band in bands:
         ys = band["cols"]["y"]

@@ -62,13 +62,13 @@ def test_the_accuracy_view_draws_the_chance_baseline(page: Page, server):
     wait_text(page, ".sweep-status", "finished", timeout=180)
 
     def chance():
-        fig = page.evaluate(FIGURE, "cross-validated measure versus #features")
+        fig = page.evaluate(FIGURE, "cross-validated measure vs #features")
         labels = page.evaluate("""title => {
           for (const doc of Bokeh.documents) for (const m of doc.all_models)
             if (m.title && m.title.text && m.title.text.startsWith(title))
               return (m.center || []).filter(a => a.type === 'Legend')
                 .flatMap(l => l.items.map(i => i.label && i.label.value));
-          return null; }""", "cross-validated measure versus #features")
+          return null; }""", "cross-validated measure vs #features")
         return (fig, labels) if labels and "random" in labels else None
 
     fig, labels = wait_for(chance, 20)

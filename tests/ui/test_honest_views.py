@@ -107,3 +107,32 @@ def test_the_convergence_plots_wrap_rather_than_cut_their_titles(page: Page, ser
     assert all(b["width"] >= PLOT_MIN_WIDTH - 1 for b in boxes), boxes
     one_row = len({round(b["y"]) for b in boxes}) == 1
     assert one_row == (width == 1400), boxes  # a 1,400-px window keeps the three in a row
+
+
+# every drawn figure's title against the room it has: from the frame's left edge to the
+# canvas's right edge (Bokeh draws a title on the canvas and cuts what does not fit); the
+# width as drawn is read from the title's view (BokehJS's own text box: not public API)
+CUT_TITLES = """() => {
+  const cut = [];
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (!m.title || !m.title.text || !m.renderers) continue;
+    const view = Bokeh.index.find_one(m), title = Bokeh.index.find_one(m.title);
+    if (!view || !title || !view.bbox || view.bbox.width <= 0) continue;  // a hidden tab's
+    const width = title._text_box.size().width;  // as drawn (its font is relative to the page)
+    const room = view.bbox.width - view.frame.bbox.left;
+    if (width > room) cut.push([m.title.text, Math.round(width), Math.round(room)]);
+  }
+  return cut;
+}"""
+
+
+def test_no_plot_title_is_cut_in_a_1100_px_window(page: Page, server):
+    """The accuracy plot's title ran out at "(band: 95 % interval of th" at 1,100 px."""
+    page.set_viewport_size({"width": 1100, "height": 1400})
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    settled_status(page)
+    assert page.evaluate(CUT_TITLES) == []
+    page.locator(".view-tabs").get_by_text("Accuracy vs #features").click()
+    wait_text(page, ".sweep-status", "finished", timeout=120)
+    page.wait_for_timeout(1500)
+    assert page.evaluate(CUT_TITLES) == []

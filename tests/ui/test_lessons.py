@@ -11,6 +11,7 @@ from playwright.sync_api import Page
 
 from explorer.ui.teaching.index import LESSONS
 from tests.ui.test_browser import text, wait_for, wait_text
+from tests.ui.test_honest_views import CUT_TITLES
 from tests.ui.test_truth import assert_clean_log, figure
 
 pytestmark = pytest.mark.ui
@@ -154,3 +155,4 @@ def test_a_lessons_panels_never_run_into_each_other(page: Page, server, width):
                  (".map-click", ".view-norms"), (".view-sparsity", ".view-norms"),
                  (".view-scores", ".view-norms")]:
         assert not _overlap(boxes[a], boxes[b]), (a, b, boxes)
+    assert page.evaluate(CUT_TITLES) == []

@@ -497,7 +497,7 @@ def test_accuracy_plot_covers_every_point(page: Page, server, shot):
     wait_text(page, ".sweep-status", "finished", timeout=120)
 
     def covered():
-        fig = page.evaluate(FIGURE, "cross-validated measure versus #features")
+        fig = page.evaluate(FIGURE, "cross-validated measure vs #features")
         xs = [v for g in fig["glyphs"] for v in g["cols"].get("swept_n_selected", [])]
         ys = [v for g in fig["glyphs"] for v in g["cols"].get("accuracy", [])]
         if len(xs) < 10:
@@ -508,7 +508,7 @@ def test_accuracy_plot_covers_every_point(page: Page, server, shot):
     assert fig["x"][0] <= min(xs) and fig["x"][1] >= max(xs), (fig["x"], min(xs), max(xs))
     assert fig["y"][0] <= min(ys) and fig["y"][1] >= max(ys), (fig["y"], min(ys), max(ys))
     assert max(xs) > 30  # both methods' points, beyond the per-iteration plot's range
-    assert_legend_hides_nothing(page, "cross-validated measure versus #features")
+    assert_legend_hides_nothing(page, "cross-validated measure vs #features")
     shot(page)
 
 
@@ -520,7 +520,7 @@ def test_accuracy_view_draws_bands_on_a_log_axis_with_the_current_setting(page: 
     wait_text(page, ".sweep-status", "finished", timeout=120)
 
     def drawn():
-        fig = page.evaluate(FIGURE, "cross-validated measure versus #features")
+        fig = page.evaluate(FIGURE, "cross-validated measure vs #features")
         stars = [g for g in fig["glyphs"] if g["type"] == "Scatter"
                  and g["cols"].get("swept_n_selected") == [7]]
         bands = [g for g in fig["glyphs"] if g["type"] in ("Patch", "VArea", "Area")]
@@ -534,7 +534,7 @@ def test_accuracy_view_draws_bands_on_a_log_axis_with_the_current_setting(page: 
         if (m.title && m.title.text && m.title.text.startsWith(title))
           return (m.center || []).filter(a => a.type === 'Legend')
             .flatMap(l => l.items.map(i => i.label && i.label.value));
-      return null; }""", "cross-validated measure versus #features")
+      return null; }""", "cross-validated measure vs #features")
     assert {"current setting", "one-standard-error choice", "fisher"} <= set(labels), labels
     expect(page.locator(".download-sweep")).to_be_visible()
     shot(page)

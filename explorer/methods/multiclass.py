@@ -89,7 +89,9 @@ def shared_cut(estimator, X, y, members: list, recorder: Recorder, fit_params) -
         member._fit(Xk, np.where(y == label, 1.0, -1.0), quiet, **fit_params)
         coef = np.zeros(estimator.n_features_in_)
         coef[keep] = np.ravel(member.coef_)
-        member.coef_, member.support_ = coef, coef != 0
+        support = np.zeros(estimator.n_features_in_, dtype=bool)
+        support[keep] = np.ravel(member.support_)  # the refit's own: a pinned feature at w = 0
+        member.coef_, member.support_ = coef, support
         member.n_features_in_ = estimator.n_features_in_
         for fitted_on_k in ("_warm", "space_", "_master"):  # their columns are keep's
             member.__dict__.pop(fitted_on_k, None)

@@ -81,3 +81,16 @@ def test_the_shared_cut_is_explained_with_the_dataset_names():
     text = explain("fgm", record, data.names())
     assert record.info["stage"] == "shared cut" and "Exactly k for all classes" in text
     assert all(data.names()[j] in text for j in record.selected)
+
+
+@pytest.mark.parametrize("name", ["fgm", "fs-multi"])
+def test_a_pinned_feature_stays_in_the_shared_cut_at_weight_zero(name, digits):
+    """A pinned column that carries no weight (constant) was in the shared k but fell out of
+    ``support_`` after the refit, which held k − 1 features."""
+    X, y = digits
+    X = np.hstack([X, np.ones((X.shape[0], 1))])
+    pinned = X.shape[1] - 1
+    est = get_method(name)(k=6, always_include=[pinned]).fit(X, y)
+    assert est.support_[pinned] and est.n_selected_ == 6 == est.support_.sum()
+    for member in est.estimators_:
+        assert member.support_[pinned]

@@ -98,11 +98,15 @@ class ConvergenceView(pn.viewable.Viewer):
                                     visible=show_bounds, margin=0)
         self.kept_pane = pn.pane.HoloViews(sizing_mode="stretch_width", linked_axes=False,
                                            css_classes=["view-kept"])
-        for box in (self.objective_pane, self.bounds_pane, self.bounds_box, self.kept_pane):
+        # each plot in a box of its own: a HoloViews pane placed in the FlexBox directly drew
+        # nothing of a fit streamed in many records (one-vs-rest's ten classes)
+        boxes = [pn.Column(self.objective_pane, sizing_mode="stretch_width", margin=0),
+                 self.bounds_box,
+                 pn.Column(self.kept_pane, sizing_mode="stretch_width", margin=0)]
+        for box in boxes:
             box.min_width = PLOT_MIN_WIDTH
             box.styles = {"flex": f"1 1 {PLOT_MIN_WIDTH}px"}
-        self.plots = pn.FlexBox(self.objective_pane, self.bounds_box, self.kept_pane,
-                                flex_wrap="wrap", sizing_mode="stretch_width")
+        self.plots = pn.FlexBox(*boxes, flex_wrap="wrap", sizing_mode="stretch_width")
         self.note = pn.pane.Markdown("", css_classes=["convergence-note"], visible=False,
                                      sizing_mode="stretch_width")
         # what the certified gap's last value means (a path cut to k never closes it); the

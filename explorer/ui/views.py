@@ -65,9 +65,6 @@ def _forget_drawn(*panes) -> None:
             pane.object.reset()
 
 
-PLOT_MIN_WIDTH = 300  # the widest title, its axes and the toolbar: a narrower row wraps
-
-
 class ConvergenceView(pn.viewable.Viewer):
     """Convergence curves of one fit, streamed record by record (or shown for a fitted
     estimator: ``ConvergenceView(estimator=est)``).
@@ -95,18 +92,11 @@ class ConvergenceView(pn.viewable.Viewer):
         # visibility is toggled on a wrapper: toggling it on the HoloViews pane itself trips
         # Panel's stylesheet sync inside templates
         self.bounds_box = pn.Column(self.bounds_pane, sizing_mode="stretch_width",
-                                    visible=show_bounds, margin=0)
+                                    visible=show_bounds)
         self.kept_pane = pn.pane.HoloViews(sizing_mode="stretch_width", linked_axes=False,
                                            css_classes=["view-kept"])
-        # each plot in a box of its own: a HoloViews pane placed in the FlexBox directly drew
-        # nothing of a fit streamed in many records (one-vs-rest's ten classes)
-        boxes = [pn.Column(self.objective_pane, sizing_mode="stretch_width", margin=0),
-                 self.bounds_box,
-                 pn.Column(self.kept_pane, sizing_mode="stretch_width", margin=0)]
-        for box in boxes:
-            box.min_width = PLOT_MIN_WIDTH
-            box.styles = {"flex": f"1 1 {PLOT_MIN_WIDTH}px"}
-        self.plots = pn.FlexBox(*boxes, flex_wrap="wrap", sizing_mode="stretch_width")
+        self.plots = pn.Row(self.objective_pane, self.bounds_box, self.kept_pane,
+                            sizing_mode="stretch_width")
         self.note = pn.pane.Markdown("", css_classes=["convergence-note"], visible=False,
                                      sizing_mode="stretch_width")
         # what the certified gap's last value means (a path cut to k never closes it); the

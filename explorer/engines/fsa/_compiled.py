@@ -128,6 +128,15 @@ ROW_MAJOR, COLUMN_MAJOR, CSC = 0, 1, 2  # the working matrix's storage (WorkingD
 
 
 @nb.njit(nogil=True, cache=True)
+def _same_columns(a, b):
+    """Whether two alive masks are equal."""
+    for j in range(a.shape[0]):
+        if a[j] != b[j]:
+            return False
+    return True
+
+
+@nb.njit(nogil=True, cache=True)
 def _cells(design, cols, count, n):
     """Matrix cells one product over the working columns ``cols[:count]`` reads: every
     column of a row-major matrix, the given ones of a column-major one, their stored values
@@ -351,7 +360,9 @@ def fsa_compiled_steps(design, data, state, knobs, plan, out, g0, stop):
     compiled path of ``AnnealingRun._step``, the same arithmetic (sums reassociated for SIMD);
     ``state.beta``, ``state.alive`` and ``state.rule`` are updated in place. ``g0`` (W values,
     or none): Xᵀr of the first iteration, already taken (FSA's first pass over X computes it
-    with the moments). What the user knows enters through :class:`Knobs`.
+    with the moments). What the user knows enters through :class:`Knobs`. From β = 0 (the
+    start) a rejected trial's retry needs no product: every trial there is a multiple of the
+    gradient on the same columns, so its outputs are the rejected ones rescaled.
 
     Writes each step into ``out`` (:class:`ChunkOut`).
     Stops early when the loss is not finite or exceeds 1e3·``first`` (status 1), no halving
@@ -384,6 +395,8 @@ def fsa_compiled_steps(design, data, state, knobs, plan, out, g0, stop):
     n_moving = _fsa_outputs(design, beta, alive, b, w, cols, f)
     work[0] += _cells(design, cols, n_moving, n)
     data, rsum = _fsa_data_term(f, y, code, h, weight, r, scratch)
+    at_zero = n_moving == 0  # β = 0 on every alive column (Algorithm 1's start)
+    tried = np.empty(W, dtype=np.bool_)  # the last rejected trial's alive columns
     steps = 0
     status = 0
     for k in range(budget):
@@ -431,6 +444,7 @@ def fsa_compiled_steps(design, data, state, knobs, plan, out, g0, stop):
         cut = False
         b_c = b
         data_c = rsum_c = 0.0
+        scaled = b_trial = 0.0  # η/(1 + 2η·ridge) and b of the last rejected trial (0: none)
         for _halving in range(max_halvings):
             denom = 1.0 + 2.0 * eta * ridge
             big = 0.0
@@ -474,8 +488,15 @@ def fsa_compiled_steps(design, data, state, knobs, plan, out, g0, stop):
                         big = a
             if not finite or big > 1e150:
                 break
-            n_moving = _fsa_outputs(design, beta_c, alive_c, b_c, w, cols, fc)
-            work[0] += _cells(design, cols, n_moving, n)
+            if scaled > 0.0 and _same_columns(alive_c, tried):
+                # from β = 0 every trial is −η/(1 + 2η·ridge)·∇ on the same columns (the
+                # kill ranks |∇|, whatever η): its outputs are the rejected trial's, rescaled
+                ratio = (eta / denom) / scaled
+                for i in range(n):
+                    fc[i] = b_c + ratio * (fc[i] - b_trial)
+            else:
+                n_moving = _fsa_outputs(design, beta_c, alive_c, b_c, w, cols, fc)
+                work[0] += _cells(design, cols, n_moving, n)
             data_c, rsum_c = _fsa_data_term(fc, y, code, h, weight, rc, scratch)
             lin = 0.0
             sq = 0.0
@@ -493,6 +514,10 @@ def fsa_compiled_steps(design, data, state, knobs, plan, out, g0, stop):
             moved = 0.0
             for i in range(n):
                 moved += (fc[i] - f[i]) * (fc[i] - f[i])
+            if at_zero:
+                scaled, b_trial = eta / denom, b_c
+                for j in range(W):
+                    tried[j] = alive_c[j]
             eta = fsa_next_eta(eta, eta_max, REJECTED,
                                curv * moved / norm2 if norm2 > 0 else 0.0, rule)
             cut = True
@@ -505,6 +530,7 @@ def fsa_compiled_steps(design, data, state, knobs, plan, out, g0, stop):
             beta[j] = beta_c[j]
         b = b_c
         n_alive = min(n_alive, M)
+        at_zero = False
         f, fc = fc, f
         r, rc = rc, r
         data, rsum = data_c, rsum_c

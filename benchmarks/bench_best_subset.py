@@ -16,6 +16,11 @@ Sections (``--only`` takes a comma list):
              k ∈ {10, 20}, C = 10, all rows): medians of ``--repeats`` alternated fits,
              abess's time / refine's (above 1 refine is faster); the accuracy of both
              fitted on 70 % of the rows.
+  rounds     what FGM refine's exchange rounds (:func:`explorer.engines.fgm.refine.splice`)
+             cost and give on the synthetic designs: refine with its rounds and without
+             them (the path grown, eliminated to k and refit only), abess at the same k;
+             time and population accuracy per seed (``--seeds``, ``--designs``; default the
+             B = 8 and 16 rows).
   fsa        FSA against abess on FSA's simulations (Barbu et al. Table 2, N ∈ {300, 1,000},
              M = 1,000, k = 10): all found %, PCD, AUC and time over ``--runs`` seeds.
 
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -37,6 +43,7 @@ from _common import run as run_benchmark
 
 from explorer import FGM, FSA
 from explorer.data import make, make_fgm_linear, make_fsa_correlated
+from explorer.engines.fgm import refine as refine_engine
 from explorer.methods import L1SVM, Abess
 from explorer.metrics import f1, gaussian_sign_accuracy, recovery
 
@@ -195,6 +202,50 @@ def section_dense(args, tables):
     tables.append(table)
 
 
+@contextmanager
+def _no_exchange():
+    """FGM refine without its exchange rounds (``splice``'s ``max_rounds`` at 0)."""
+    defaults = refine_engine.splice.__kwdefaults__
+    saved = defaults["max_rounds"]
+    defaults["max_rounds"] = 0
+    try:
+        yield
+    finally:
+        defaults["max_rounds"] = saved
+
+
+def section_rounds(args, tables):
+    n = 1024 if args.quick else 4096
+    if not args.designs:
+        args.designs = "I:8,II:8,III:8,I:16,II:16,III:16"
+    designs = _designs(args, n)
+    seeds = 1 if args.quick else args.seeds
+    table = Table("FGM refine's exchange rounds on the synthetic designs: refine with them and "
+                  "without them (path grown to 1.5·k, eliminated to k, refit), abess at the "
+                  "same k; per seed: fit seconds and population accuracy (exact for the "
+                  "design)",
+                  ["design", "B", "seed", "k", "refine s", "without rounds s", "abess s",
+                   "abess / refine", "abess / without", "population refine / without / abess",
+                   "rounds accepted"])
+    for weighting, m, B in designs:
+        for seed in range(args.first_seed, args.first_seed + seeds):
+            ds = make_fgm_linear(n, m, 400, weighting, n_test=16,
+                                 dtype=np.float32 if m > 8192 else np.float64, seed=seed)
+            full, t_full = _timed(lambda B=B: FGM(B=B, refine="auto"), ds.X, ds.y)
+            with _no_exchange():
+                bare, t_bare = _timed(lambda B=B: FGM(B=B, refine="auto"), ds.X, ds.y)
+            k = full.n_selected_
+            peer, t_peer = _timed(lambda k=k: Abess(k=k), ds.X, ds.y)
+            w = ds.meta["w"]
+            table.add(f"{n:,} × {m:,} {weighting}", B, seed, k, t_full, t_bare, t_peer,
+                      t_peer / t_full, t_peer / t_bare,
+                      " / ".join(f"{_population(e, w):.4f}" for e in (full, bare, peer)),
+                      [r.info["splice_rounds"] for r in full.history_
+                       if "splice_rounds" in r.info][-1])
+            print(weighting, B, seed, flush=True)
+    tables.append(table)
+
+
 def section_fsa(args, tables):
     runs = 5 if args.quick else args.runs
     table = Table(f"FSA vs abess on FSA's simulations (M = 1,000, δ = 0.9, k = 10, {runs} runs; "
@@ -228,7 +279,8 @@ def main():
 
     run_benchmark("best_subset", __doc__, [("synthetic", section_synthetic),
                                            ("real", section_real), ("dense", section_dense),
-                                           ("fsa", section_fsa)], more)
+                                           ("rounds", section_rounds), ("fsa", section_fsa)],
+                  more)
 
 
 if __name__ == "__main__":

@@ -74,6 +74,11 @@ class ConvergenceView(pn.viewable.Viewer):
     relative gap (log scale) only for methods with bounds, the schedule M_e only for FSA, so
     every legend entry names something on the plot."""
 
+    # the titles of the three plots — objective (per inner step or per iteration), certified
+    # gap, features kept — short, their axes saying per what and on which scale: three share
+    # a row, and at 1,100 px "objective per inner step" was cut at "objective per inne"
+    TITLES = ("objective", "objective", "certified gap", "#features")
+
     def __init__(self, estimator=None, height: int = 300, show_bounds: bool = True, **params):
         super().__init__(**params)
         _ensure_backend()
@@ -158,19 +163,19 @@ class ConvergenceView(pn.viewable.Viewer):
         self.objective_pane.object = plot.opts(hv.opts.Overlay(
             # the log scale is named on the axis: three plots share a row, and a 1,400-px
             # window cut the title at "(log"
-            title="objective per inner step" if inner else "objective per iteration",
+            title=self.TITLES[0] if inner else self.TITLES[1],
             responsive=True, height=h, show_legend=legend,
             legend_position="top_right", show_grid=True, logy=log,
             **viz.BEST_LEGEND))
         self.bounds_pane.object = hv.DynamicMap(_whole(viz.gap_curve),
                                                 streams=[self._bounds]).opts(
-            hv.opts.Overlay(title="certified gap (log scale)", responsive=True, height=h,
+            hv.opts.Overlay(title=self.TITLES[2], responsive=True, height=h,
                             show_legend=False, show_grid=True))
         self.bounds_box.visible = bool(bounds)
         self._caption()
         self.kept_pane.object = hv.DynamicMap(
             _whole(lambda data: viz.kept_curve(data, schedule)), streams=[self._kept]).opts(
-            hv.opts.Overlay(title="#features per iteration", responsive=True,
+            hv.opts.Overlay(title=self.TITLES[3], responsive=True,
                             height=h, show_legend=bool(schedule), logy=bool(schedule),
                             legend_position="top_right", show_grid=True,
                             **viz.BEST_LEGEND))

@@ -93,7 +93,7 @@ def test_changing_a_parameter_refits_and_redraws(page: Page, server, shot):
     n = int(re.search(r"iteration (\d+)", after).group(1))
 
     def drawn_to_the_end():  # the screenshot shows the fit the status line reports
-        fig = page.evaluate(FIGURE, "#features per iteration") or {"glyphs": []}
+        fig = page.evaluate(FIGURE, "#features") or {"glyphs": []}
         return any(len(g["cols"].get("iteration", [])) == n for g in fig["glyphs"]) or None
 
     wait_for(drawn_to_the_end)

@@ -73,7 +73,7 @@ def test_each_step_draws_its_own_iteration_within_a_second(page: Page, server):
     settled_status(page)
 
     def drawn(n):
-        kept = page.evaluate(FIGURE, "#features per iteration") or {"glyphs": []}
+        kept = page.evaluate(FIGURE, "#features") or {"glyphs": []}
         iterations = [len(g["cols"].get("iteration", [])) for g in kept["glyphs"]]
         image = page.evaluate(FIGURE, "w (red +, blue −)") or {"title": ""}
         return (n in iterations and f"iteration {n}" in image["title"]) or None
@@ -85,7 +85,7 @@ def test_each_step_draws_its_own_iteration_within_a_second(page: Page, server):
         try:
             wait_for(lambda n=n: drawn(n), timeout=1.0, interval=0.05)
         except AssertionError:
-            kept = page.evaluate(FIGURE, "#features per iteration") or {"glyphs": []}
+            kept = page.evaluate(FIGURE, "#features") or {"glyphs": []}
             image = page.evaluate(FIGURE, "w (red +, blue −)") or {"title": ""}
             raise AssertionError(
                 f"step {n} not drawn within a second: status {status(page)!r}, kept "
@@ -123,4 +123,24 @@ def test_the_accuracy_tabs_titles_fit_a_1100_px_window(page: Page, server):
     from explorer.ui.views import AccuracyView
 
     only = [AccuracyView.TITLE, AccuracyView.DIFFERENCES_TITLE, "seconds per fit"]
+    assert page.evaluate(CUT_TITLES, only) == []
+
+
+def test_the_convergence_titles_fit_a_1100_px_window(page: Page, server):
+    """The three convergence plots share a row: below about 1,250 px their titles were cut
+    ("objective per inne")."""
+    from explorer.ui.views import ConvergenceView
+
+    page.set_viewport_size({"width": 1100, "height": 1200})
+    page.goto(f"{server}/explorer?dataset=digits-3v8&method=fgm&B=5")
+    settled_status(page)
+    page.wait_for_timeout(1500)
+    only = list(ConvergenceView.TITLES)
+    drawn = page.evaluate("""only => {
+      const seen = [];
+      for (const doc of Bokeh.documents) for (const m of doc.all_models)
+        if (m.title && m.title.text && only.some(p => m.title.text === p)) seen.push(m.title.text);
+      return seen;
+    }""", only)
+    assert len(set(drawn)) == 3, drawn  # objective, certified gap, #features
     assert page.evaluate(CUT_TITLES, only) == []

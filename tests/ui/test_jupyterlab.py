@@ -53,8 +53,8 @@ POINTS = """([title, column]) => {
   }
   return out;
 }"""
-OBJECTIVE = ["objective per", "objective"]
-KEPT = ["#features per iteration", "n_selected"]
+OBJECTIVE = ["objective", "objective"]
+KEPT = ["#features", "n_selected"]
 
 
 def _free_port() -> int:

@@ -183,7 +183,7 @@ def test_every_method_fits_from_the_url(page: Page, server, server_log, console,
     # FSA's kept count and schedule fall by decades: a log axis around them; a path's count
     # grows on a linear one
     def kept_covered():  # (the plot's update may trail the status line)
-        fig = page.evaluate(FIGURE, "#features per iteration") or {"glyphs": []}
+        fig = page.evaluate(FIGURE, "#features") or {"glyphs": []}
         counts = [v for g in fig["glyphs"] for key in ("n_selected", "M_e")
                   for v in g["cols"].get(key, [])
                   if isinstance(v, (int, float)) and math.isfinite(v)]
@@ -193,7 +193,7 @@ def test_every_method_fits_from_the_url(page: Page, server, server_log, console,
     kept = wait_for(kept_covered)
     assert kept["yscale"] == ("LogScale" if REGISTRY[method].has_schedule else "LinearScale")
     # each legend sits where it hides no line or marker (FS-multi's upper bound ran under it)
-    for title in ("objective per", "#features per iteration"):
+    for title in ("objective", "#features"):
         assert_legend_hides_nothing(page, title)
     assert_clean_log(server_log)
     assert console() == []
@@ -201,7 +201,7 @@ def test_every_method_fits_from_the_url(page: Page, server, server_log, console,
 
 def objective_drawn(page: Page):
     """(figure, objective values drawn) of the objective plot, once it has points."""
-    fig = page.evaluate(FIGURE, "objective per")
+    fig = page.evaluate(FIGURE, "objective")
     values = [v for g in (fig or {}).get("glyphs", []) for v in g["cols"].get("objective", [])
               if isinstance(v, (int, float)) and math.isfinite(v)]
     return (fig, values) if values else None
@@ -368,7 +368,7 @@ def test_a_refinement_is_drawn_apart_from_the_path(page: Page, server, server_lo
     objective = float(re.search(r"objective ([-\d.e+]+)", line).group(1))
 
     def two_lines():
-        fig = page.evaluate(FIGURE, "objective per inner step")
+        fig = page.evaluate(FIGURE, "objective")
         lines = [g["cols"] for g in (fig or {}).get("glyphs", [])
                  if g["type"] == "Line" and len(g["cols"].get("objective", []))]
         return (fig, lines) if len(lines) == 2 else None
@@ -407,13 +407,13 @@ def test_a_one_vs_rest_fit_shows_the_models_selection_and_its_classes(page: Page
                if g["type"] == "VSpan" and len(g["cols"].get(x, [])) == 9]
         return (fig, got[0]) if got else None
 
-    fig, starts = wait_for(lambda: spans("objective per inner step", "step"))
+    fig, starts = wait_for(lambda: spans("objective", "step"))
     assert starts == sorted(starts)
     assert fig["x"][0] <= starts[0] and starts[-1] <= fig["x"][1]
-    kept, iterations = wait_for(lambda: spans("#features per iteration", "iteration"))
+    kept, iterations = wait_for(lambda: spans("#features", "iteration"))
     assert kept["x"][0] <= iterations[0]
     assert iterations[-1] <= kept["x"][1]
-    assert "next class (one-vs-rest)" in page.evaluate(LEGEND_LABELS, "objective per inner step")
+    assert "next class (one-vs-rest)" in page.evaluate(LEGEND_LABELS, "objective")
     assert figure(page, "class 9's w (red +, blue −) (one-vs-rest)")
     assert text(page, ".explanation").startswith("Class 9 against the rest")
     assert_clean_log(server_log)
@@ -434,7 +434,7 @@ def test_a_refit_draws_the_new_fit_only(page: Page, server, server_log, shot):
     selected = int(re.search(r"Selected: (\d+)", line).group(1))
 
     def kept():  # the browser may still be drawing the previous fit's stream: wait it out
-        fig = page.evaluate(FIGURE, "#features per iteration")
+        fig = page.evaluate(FIGURE, "#features")
         rows = [g["cols"] for g in (fig or {}).get("glyphs", []) if g["type"] == "Line"]
         return rows if rows and all(len(r["iteration"]) == n and r["n_selected"][-1] == selected
                                     for r in rows) else None
@@ -445,7 +445,7 @@ def test_a_refit_draws_the_new_fit_only(page: Page, server, server_log, shot):
     for glyph in fig["glyphs"]:
         outer = glyph["cols"].get("outer", [])
         assert outer == sorted(set(outer)) and len(outer) <= n
-    fig = figure(page, "objective per inner step")
+    fig = figure(page, "objective")
     upper = [g["cols"] for g in fig["glyphs"] if g["type"] == "Line" and "upper" in g["cols"]]
     assert len(upper) == 1
     steps = upper[0]["step"]
@@ -484,7 +484,7 @@ def test_the_gap_plot_shows_every_gap_on_whole_decades(page: Page, server, shot,
           out[m.title.text] = m.below.filter(a => a.ticker).map(a => a.ticker.min_interval);
       return out;
     }""")
-    for title in ("certified gap", "#features per iteration", "objective per"):
+    for title in ("certified gap", "#features", "objective"):
         assert [v for k, v in intervals.items() if k.startswith(title)][-1] == [1], intervals
     shot(page)
 

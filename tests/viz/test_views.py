@@ -368,7 +368,7 @@ def test_the_objective_axis_is_logarithmic_around_every_drawn_value(fgm_fit):
     _, est = fgm_fit
     root = pn.panel(ConvergenceView(estimator=est)).get_root()
     plot, = [m for m in root.select({"type": Plot}) if m.title is not None
-             and m.title.text.startswith("objective per inner step")]
+             and m.title.text.startswith("objective")]
     assert isinstance(plot.y_scale, LogScale) and "log scale" in plot.yaxis[0].axis_label
     drawn = np.concatenate([np.asarray(src.data["objective"], dtype=float)
                             for src in _sources(plot) if "objective" in src.data])
@@ -384,7 +384,7 @@ def test_fsa_schedule_is_drawn_on_a_log_axis_covering_it(fsa_fit):
 
     def kept_plot(view):
         plot, = [m for m in pn.panel(view).get_root().select({"type": Plot})
-                 if m.title is not None and m.title.text.startswith("#features per iteration")]
+                 if m.title is not None and m.title.text.startswith("#features")]
         return plot
 
     _, est = fsa_fit

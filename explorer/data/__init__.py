@@ -11,6 +11,7 @@ from ._errors import DataError
 from ._lazy import lazy_format, load_lazy
 from ._loaders import detect_format, load_file, save
 from ._named import NamedArray, NamedCSC, NamedCSR, with_names
+from ._probes import with_probes
 from ._synthetic import (
     make_fgm_groups,
     make_fgm_linear,
@@ -85,4 +86,5 @@ __all__ = [
     "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_planted_logistic", "make_ranking",
     "make_semi_supervised",
     "make_sparse_wide", "make_text_like", "make_textures", "make_xor", "save", "with_names",
+    "with_probes",
 ]

@@ -99,6 +99,15 @@ def _size(name, default, low, high, label=None):
                      log=high / max(low, 1) > 100)
 
 
+def _breast_cancer_probes(n_probes: int = 60, seed: int = 0) -> Dataset:
+    """Breast cancer's 30 columns and ``n_probes`` permuted copies of them (the NIPS 2003
+    probes, :func:`~explorer.data.with_probes`): real data whose null features are known."""
+    from ._probes import with_probes
+
+    base = _sk("load_breast_cancer", "breast-cancer", "Wisconsin diagnostic breast cancer")
+    return with_probes(base, n_probes, seed=seed)
+
+
 SEED = ParamSpec("seed", "seed", 0, "int", 0, 2**31 - 1, help="random seed")
 _WEIGHT = ParamSpec("weighting", "weighting", "I", "choice", choices=("I", "II", "III"),
                     help="Type I: U(0,1); II: w^0.3 (flat); III: w^3 (sharp)")
@@ -118,6 +127,9 @@ def _entries() -> list[CatalogueEntry]:
         CatalogueEntry("breast-cancer", partial(_sk, "load_breast_cancer", "breast-cancer",
                                                 "Wisconsin diagnostic breast cancer"),
                        "Wisconsin breast cancer (30 features)", "real"),
+        CatalogueEntry("breast-cancer-probes", _breast_cancer_probes,
+                       "breast cancer + probes (permuted copies: known nulls)", "real",
+                       (_size("n_probes", 60, 1, 3000, "probes"), SEED)),
         CatalogueEntry("wine", partial(_sk, "load_wine", "wine", "Wine recognition, 3 classes"),
                        "wine recognition (13 features, 3 classes)", "real"),
         CatalogueEntry("fine-foods", rd.fine_foods,

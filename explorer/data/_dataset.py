@@ -39,6 +39,9 @@ class Dataset:
         Set when features are pixels; views draw weights on this grid.
     truth : ndarray of int, optional
         Indices of the informative features (synthetic data), for recovery metrics.
+    probes : ndarray of int, optional
+        Indices of features known to carry nothing (permuted copies of real columns appended
+        by :func:`~explorer.data.with_probes`): a probe selected is a false discovery.
     task : {"classification", "regression", "ranking"}
     query, query_test : optional
         Query ids for ranking data.
@@ -56,6 +59,7 @@ class Dataset:
     groups: Any = None
     image_shape: tuple[int, int] | None = None
     truth: np.ndarray | None = None
+    probes: np.ndarray | None = None
     task: str = "classification"
     query: np.ndarray | None = None
     query_test: np.ndarray | None = None

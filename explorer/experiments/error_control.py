@@ -1,129 +1,119 @@
-"""How many of the chosen features are noise? Two answers with error control, each with the
-assumptions its number rests on.
+"""How many of the chosen features are noise? Complementary pairs stability selection
+(Meinshausen & Bühlmann, JRSS-B 2010; Shah & Samworth, JRSS-B 2013), parameterised as R's
+``stabs`` is: the expected number of false selections one tolerates (``pfer``), the
+``cutoff``, and ``q`` the features each fit may select — two given, the third derived
+(:mod:`.pfer`), so that the bound is the user's number by construction.
 
-* :func:`stability_selection` — complementary pairs stability selection (Meinshausen &
-  Bühlmann, JRSS-B 2010; Shah & Samworth, JRSS-B 2013) over a grid of k: every method is fitted
-  at each k on both halves of ``n_pairs`` random splits of the training rows; a feature's
-  selection probability at k is its share of the 2·``n_pairs`` fits (the stability path); the
-  stable set holds the features whose probability reaches ``threshold`` at some k. The
-  expected number of false selections in it is bounded by E(V) ≤ q² / ((2τ − 1)·p)
-  (Meinshausen & Bühlmann's Theorem 1, τ the threshold > ½, q the mean number of features a
-  fit selects over the grid, p the number of features) — which assumes the noise features'
-  selections exchangeable and the method no worse than random guessing — and, tighter, by
-  Shah & Samworth's bound for complementary pairs under unimodality of the noise features'
-  selection probabilities (their eq. 8, as the stabs R package computes it), where τ is in its
-  range.
-* :func:`knockoff_selection` — model-X knockoffs (Candès, Fan, Janson & Lv, JRSS-B 2018)
-  through ``hidimstat.ModelXKnockoff``, not written here: second-order Gaussian knockoffs of
-  the standardised columns, the method fitted on [X, X̃], the knockoff+ filter at level
-  ``fdr``, repeats aggregated by e-values (derandomised knockoffs, Ren & Barber 2023, e-BH).
-  The statistic is the k at
-  which a feature enters the method's path (Z_j = number of grid points at which it is
-  selected, W_j = Z_j − Z̃_j): a fit at one k would cap the power at k. The false discovery
-  rate is controlled when X's rows are Gaussian with the estimated covariance; with p ≥ n the
-  covariance cannot be estimated and the function says so instead of returning a set.
+The method is fitted along a grid of k on both halves of ``n_pairs`` random splits of the
+training rows. Each fit's selection is the first q features to enter as k grows (stabs' "the
+first q variables of the path"); a feature is stable when at least ``cutoff`` of the
+half-samples select it. The features each half-sample selects at each k make the stability
+path drawn beside it. The bound assumes the noise features exchangeable: columns on
+different scales are not, for a method that selects by scale, so by default each column is
+z-scored for the selection (``scale="sd"``; divided by its standard deviation only when X is
+sparse); with ``scale=None`` on
+such columns the verdict says the bound does not hold. :func:`permutation_check` (or
+``permutations=``) reruns the same selection on permuted labels, where every stable feature is
+false.
+
+Model-X knockoffs, the other answer, are in :mod:`.knockoffs`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ..data import Dataset, load
 from ..methods import k_grid
+from ..methods.knowledge import resolve_params
+from . import pfer as bounds
 from .resampling import subsample
 from .sweeps import _cluster, _resolve, at_k, check_compatible, fit_at_k, fit_kwargs, known
 
-THRESHOLD = 0.6  # τ: the selection probability a stable feature reaches
 PAIRS = 25  # complementary pairs: 50 fits per k
-SS_FEATURES = 64  # the default grid's largest k, on wide data
+SCALES = ("sd", None)
+SCALE_SPREAD = 10.0  # largest / smallest column sd above which unscaled columns are "unequal"
+_NULL = 0x0BAD5EED  # the permuted labels' generators: apart from the half-samples' own
 
 
-def default_ks(n_features: int, n_points: int = 8) -> list[int]:
-    """The default grid of k for a stability path: log-spaced from 1 to min(64, p / 4). A fit
-    that selects most of the p features selects every feature often, and the bound grows
-    with the square of the features a fit selects: near k = p every feature looked stable
-    and the bound said nothing (on 64 pixels, 48 "stable" with a bound of 195)."""
-    return k_grid(max(1, min(SS_FEATURES, int(n_features) // 4)), n_points)
-KNOCKOFF_REPEATS = 5
-MAX_KNOCKOFF_FEATURES = 2000  # p up to which the p × p covariance of the sampler is taken
-
-
-def mb_bound(q: float, p: int, threshold: float) -> float:
-    """Meinshausen & Bühlmann's E(V) ≤ q²/((2τ − 1)p) (Theorem 1; τ > ½)."""
-    if not 0.5 < threshold <= 1.0:
-        return float("nan")
-    return float(q * q / ((2.0 * threshold - 1.0) * p))
-
-
-def shah_samworth_bound(q: float, p: int, threshold: float, pairs: int) -> float:
-    """Shah & Samworth's bound for complementary pairs under unimodality (2013, eq. 8):
-    E(V) ≤ q²/(p·c), c = 2(2τ − 1 − 1/(2B)) for τ ≤ ¾ and (1 + 1/B)/(4(1 − τ + 1/(2B)))
-    above, B the number of pairs; NaN where τ is outside the range the bound holds in
-    (τ at least ½ + q/p and ½ + 1/(2B) + ¾(q/p)² … taken here as τ ≥ ½ + q/p and
-    ½ + 1/(2B))."""
-    theta = q / p
-    if threshold > 1.0 or threshold < 0.5 + max(theta, 1.0 / (2.0 * pairs)):
-        return float("nan")
-    if threshold <= 0.75:
-        c = 2.0 * (2.0 * threshold - 1.0 - 1.0 / (2.0 * pairs))
-    else:
-        c = (1.0 + 1.0 / pairs) / (4.0 * (1.0 - threshold + 1.0 / (2.0 * pairs)))
-    return float(q * q / (p * c)) if c > 0 else float("nan")
-
-
-ASSUMPTIONS = ("the bounds assume the noise features' selections exchangeable and the method "
-               "no worse than random guessing (Meinshausen & Bühlmann); the tighter one also "
-               "that their selection probabilities are unimodal (Shah & Samworth)")
+def default_ks(q: int, pinned: int = 0, n_points: int = 8) -> list[int]:
+    """The default grid of k for a stability path: the always-included features plus
+    ``n_points`` log-spaced counts from 1 to q (each fit's selection stops at q)."""
+    return [pinned + k for k in k_grid(max(1, int(q)), n_points)]
 
 
 @dataclass
 class StabilitySelection:
-    """What :func:`stability_selection` measured: ``probabilities`` (len(ks) × p, the
-    stability path), the ``stable`` features (indices) at ``threshold``, ``q`` the mean
-    number of features one fit selects over the grid, and the bounds on the expected number
-    of false selections among the stable ones (``bound``: Meinshausen & Bühlmann's;
-    ``bound_unimodal``: Shah & Samworth's, NaN outside its range)."""
+    """What :func:`stability_selection` measured.
+
+    ``probabilities`` (len(ks) × p) is the stability path — each feature's share of the
+    half-samples that selected it at each k; ``frequency`` (p) the share whose selection (the
+    first ``q`` features to enter along k) holds it; ``stable`` the features at or above
+    ``cutoff`` (with the always-included ones, ``pinned``); ``bound`` the bound on the expected
+    number of false features among them (at the mean selection size ``q_mean`` ≤ ``q``, so
+    at most ``pfer``). ``scaled`` says whether the columns were standardised for the selection,
+    ``scale_spread`` how far apart their standard deviations were, ``null_stable`` the stable
+    count on each permutation of the labels (:func:`permutation_check`)."""
 
     method: str
     params: dict
     ks: list
     probabilities: np.ndarray
+    frequency: np.ndarray
     feature_names: list[str]
-    threshold: float
+    cutoff: float
+    pfer: float
+    q: int
+    q_mean: float
     n_pairs: int
-    q: float
-    fit_times: np.ndarray
+    n_candidates: int
+    assumption: str = "unimodal"
+    pinned: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    scaled: bool = True
+    scale_spread: float = 1.0
+    null_stable: np.ndarray | None = None
+    fit_times: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    seed: int = 0
+    test_size: float = 0.3
     truth: np.ndarray | None = None
+    probes: np.ndarray | None = None
     stable: np.ndarray = field(init=False)
     bound: float = field(init=False)
-    bound_unimodal: float = field(init=False)
 
     def __post_init__(self):
-        top = self.probabilities.max(axis=0) if len(self.probabilities) else \
-            np.zeros(len(self.feature_names))
-        self.stable = np.flatnonzero(top >= self.threshold)
-        p = len(self.feature_names)
-        self.bound = mb_bound(self.q, p, self.threshold)
-        self.bound_unimodal = shah_samworth_bound(self.q, p, self.threshold, self.n_pairs)
+        chosen = np.flatnonzero(self.frequency >= self.cutoff - 1e-12)
+        self.stable = np.union1d(chosen, self.pinned).astype(np.int64)
+        self.bound = bounds.bound(self.q_mean, self.n_candidates, self.cutoff, self.n_pairs,
+                                  self.assumption)
 
     @property
     def max_probability(self) -> np.ndarray:
+        """Each feature's highest selection probability along the path."""
         return self.probabilities.max(axis=0)
 
+    @property
+    def holds(self) -> bool:
+        """Whether the bound's assumption of exchangeable noise features is not broken by
+        columns on different scales (they were standardised, or their scales are alike)."""
+        return bool(self.scaled or self.scale_spread <= SCALE_SPREAD)
+
     def table(self) -> pd.DataFrame:
-        """Per feature: name, index, highest selection probability, the k where it is
-        reached, stable or not; most probable first."""
+        """Per feature: name, index, selection frequency (of the fits' first q), its highest
+        probability on the path and the k where it is reached, stable or not; most frequent
+        first."""
         top = self.max_probability
         at = np.asarray(self.ks)[self.probabilities.argmax(axis=0)]
-        order = np.argsort(-top, kind="stable")
+        order = np.lexsort((-top, -self.frequency))
+        stable = np.isin(order, self.stable)
         return pd.DataFrame({"feature": [self.feature_names[j] for j in order], "index": order,
-                             "probability": top[order], "k": at[order],
-                             "stable": top[order] >= self.threshold})
+                             "frequency": self.frequency[order], "probability": top[order],
+                             "k": at[order], "stable": stable})
 
     def path(self) -> pd.DataFrame:
         """The stability path as a tidy frame: k, feature index and name, probability."""
@@ -132,40 +122,89 @@ class StabilitySelection:
         return pd.DataFrame(rows, columns=["k", "index", "feature", "probability"])
 
     def verdict(self) -> str:
-        n = self.stable.size
-        bound = self.bound_unimodal if np.isfinite(self.bound_unimodal) else self.bound
-        which = "Shah & Samworth, unimodal" if np.isfinite(self.bound_unimodal) else \
-            "Meinshausen & Bühlmann"
-        head = (f"{n} stable feature{'s' if n != 1 else ''} (selection probability ≥ "
-                f"{self.threshold:g} at some k in {self.ks[0]}–{self.ks[-1]}, "
-                f"{2 * self.n_pairs} half-samples)")
-        if not np.isfinite(bound):
-            return head + f"; no bound on false selections at τ = {self.threshold:g} (τ > ½)"
-        text = (head + f"; expected false selections among them at most {bound:.2f} ({which}; "
-                f"q = {self.q:.1f} of p = {len(self.feature_names)}): " + ASSUMPTIONS)
-        if bound >= max(n, 1):
-            text += (". A bound this large says nothing here: a smaller largest k (fewer "
-                     "features per fit) or a higher threshold tightens it")
-        return text
+        """The stable set, its bound and what the bound rests on, in words (a sentence
+        each)."""
+        n = int(self.stable.size)
+        chosen = n - int(self.pinned.size)
+        head = (f"{n} stable feature{'s' if n != 1 else ''} (selected in at least "
+                f"{self.cutoff:.0%} of {2 * self.n_pairs} half-samples, each fit keeping the "
+                f"first {self.q} features to enter along k = {self.ks[0]}–{self.ks[-1]})")
+        if self.pinned.size:
+            head += (f", {self.pinned.size} of them always included by you and outside the "
+                     "bound")
+        sentences = [head]
+        if np.isfinite(self.bound):
+            bound = (f"Expected false selections among them: at most {self.bound:.2f}, within "
+                     f"the PFER of {self.pfer:g} you chose (q = {self.q_mean:.1f} of "
+                     f"{self.n_candidates} candidates; {bounds.WORDS[self.assumption]})")
+            if chosen and self.bound >= chosen:
+                bound += "; a bound as large as the stable set: every one of them could be false"
+            sentences.append(bound)
+        else:
+            sentences.append(f"No bound holds at cutoff {self.cutoff:g} under the "
+                             f"{self.assumption} assumption")
+        if self.scaled:
+            sentences.append("The columns were standardised for the selection, so that noise "
+                             "features on different scales are alike")
+        elif self.scale_spread > SCALE_SPREAD:
+            sentences.append(
+                f"The columns are on different scales ({self.scale_spread:.3g}× apart) and "
+                "were not standardised: for a method that selects by scale the noise features "
+                "are not exchangeable, and the bound does not hold here (scale='sd' "
+                "standardises them)")
+        if self.null_stable is not None and len(self.null_stable):
+            m = float(np.mean(self.null_stable))
+            sentences.append(f"On permuted labels this run keeps {m:.1f} stable feature"
+                             f"{'s' if m != 1 else ''} (mean of {len(self.null_stable)} "
+                             f"permutation{'s' if len(self.null_stable) != 1 else ''}; every "
+                             "one false)")
+        return ". ".join(sentences) + "."
 
 
-def _pair_fits(cls, dataset: Dataset, params: dict, ks: list, seed: int, pair: int) -> dict:
+def _first_q(ks: list, selections: list, weights: list, q: int, pinned: set) -> np.ndarray:
+    """The first ``q`` features (not pinned) to enter along the grid: each k adds its newly
+    selected features, larger weight first, until q are held."""
+    held: list[int] = []
+    seen = set(pinned)
+    for chosen, w in zip(selections, weights):
+        new = [int(j) for j in chosen if int(j) not in seen]
+        new.sort(key=lambda j: -w[j])
+        for j in new:
+            if len(held) == q:
+                return np.array(sorted(held), dtype=np.int64)
+            held.append(j)
+            seen.add(j)
+    return np.array(sorted(held), dtype=np.int64)
+
+
+def _pair_fits(cls, dataset: Dataset, params: dict, ks: list, q: int, pinned: np.ndarray,
+               seed: int, pair: int, permutation: int | None = None) -> dict:
     """Both halves of pair ``pair`` fitted at every k (a task on a dask worker): each half's
-    selections (one index array per k), warm-starting each k from the last where the
-    method can."""
-    first = subsample(dataset.y, 0.5, seed, pair, dataset.task)
+    selections (one index array per k) and its first q features, warm-starting each k from
+    the last where the method can. With ``permutation``, the training labels are shuffled
+    first by that permutation's own generator."""
+    y = dataset.y
+    if permutation is not None:
+        y = np.random.default_rng([int(seed), int(permutation), _NULL]).permutation(y)
+    first = subsample(y, 0.5, seed, pair, dataset.task)
     second = np.setdiff1d(np.arange(dataset.n_samples), first)
-    out = []
+    out, firsts = [], []
     start = time.perf_counter()
+    pinned_set = set(pinned.tolist())
     for rows in (first, second):
         part = dataset.fold(rows, rows[:0])
-        previous, chosen = None, []
+        if permutation is not None:
+            part.y = y[rows]
+        previous, chosen, weights = None, [], []
         for k in ks:
             est = _fit_warm(cls, part, k, params, previous)
             chosen.append(np.asarray(est.selected_features_))
+            weights.append(est.feature_weights())
             previous = est
         out.append(chosen)
-    return {"pair": int(pair), "selections": out, "fit_time": time.perf_counter() - start}
+        firsts.append(_first_q(ks, chosen, weights, q, pinned_set))
+    return {"pair": int(pair), "selections": out, "first_q": firsts,
+            "fit_time": time.perf_counter() - start}
 
 
 def _fit_warm(cls, part: Dataset, k: int, params: dict, previous):
@@ -178,12 +217,49 @@ def _fit_warm(cls, part: Dataset, k: int, params: dict, previous):
     return est.fit(part.X, part.y, **fit_kwargs(est, part))
 
 
-def stability_selection(method, dataset, *, ks: Sequence[int] | None = None,
-                        threshold: float = THRESHOLD, n_pairs: int = PAIRS, seed: int = 0,
-                        test_size: float = 0.3, n_points: int = 8, client=None,
+def scale_spread(X) -> float:
+    """How far apart the columns' scales are: the largest over the smallest standard
+    deviation, or root mean square where those spread more (a column far from zero on a
+    narrow spread is small to a method that scales by the root mean square), among the
+    columns that are not rounding residue; 1 when fewer than two."""
+    from ..features import negligible
+    from ..kernels import column_moments
+
+    mean, sd = column_moments(X)
+    used = ~negligible(sd)
+    if np.count_nonzero(used) < 2:
+        return 1.0
+    rms = np.sqrt(sd[used] ** 2 + mean[used] ** 2)
+    return float(max(sd[used].max() / sd[used].min(), rms.max() / rms.min()))
+
+
+def standardised(dataset: Dataset) -> Dataset:
+    """The training rows z-scored column by column (dense: centred and divided by the
+    standard deviation; sparse: divided only, so it stays sparse), a column of rounding
+    residue (:func:`~explorer.features.negligible`) left as it is; the test part dropped.
+    Centring matters: a column divided alone keeps its mean, and a method that scales by the
+    root mean square (FGM's ``feature_scaling="auto"``) then shrinks it away."""
+    from ..features import negligible
+    from ..kernels import column_moments
+
+    mean, sd = column_moments(dataset.X)
+    keep = negligible(sd)
+    scales = np.where(keep, 1.0, sd)
+    if sp.issparse(dataset.X):
+        X = (dataset.X @ sp.diags(1.0 / scales)).asformat(dataset.X.format)
+    else:
+        X = (np.asarray(dataset.X, dtype=np.float64) - np.where(keep, 0.0, mean)) / scales
+    return replace(dataset, X=X, X_test=None, y_test=None)
+
+
+def stability_selection(method, dataset, *, pfer: float | None = None,
+                        cutoff: float | None = None, q: int | None = None,
+                        assumption: str = "unimodal", ks: Sequence[int] | None = None,
+                        n_pairs: int = PAIRS, scale: str | None = "sd", permutations: int = 0,
+                        seed: int = 0, test_size: float = 0.3, n_points: int = 8, client=None,
                         callback: Callable | None = None, **params) -> StabilitySelection:
-    """Complementary pairs stability selection of ``method`` (with ``params``) over the
-    numbers of features ``ks`` on the dataset's training part (its test part is not used).
+    """Complementary pairs stability selection of ``method`` (with ``params``) on the
+    dataset's training part (its test part is not used), with the bound the user chose.
 
     Parameters
     ----------
@@ -191,34 +267,57 @@ def stability_selection(method, dataset, *, ks: Sequence[int] | None = None,
         The method, fitted with ``params`` on every half-sample.
     dataset : Dataset or str
         The data; only its training part is used.
+    pfer, cutoff, q : float, float, int, optional
+        Two of the three, as in R's stabs (:func:`~explorer.experiments.pfer.solve`): the
+        expected number of false selections tolerated, the selection frequency a stable
+        feature reaches, the features each fit may select. Default ``pfer=1`` and
+        ``cutoff=0.75``, q derived.
+    assumption : {"unimodal", "none"}
+        The bound: Shah & Samworth's under unimodality (stabs' default), or Meinshausen &
+        Bühlmann's.
     ks : sequence of int, optional
-        The grid of k (default :func:`default_ks`: ``n_points`` log-spaced from 1 to
-        min(64, p / 4), the Error control tab's).
+        The grid of k (default :func:`default_ks`: ``n_points`` log-spaced up to q, after the
+        always-included features). Each fit's selection stops at its first q features.
     n_points : int
-        Points of the default grid of k (when ``ks`` is not given).
-    seed, test_size : int, float
-        Seed of the half-samples, and the test part held out when the dataset has none.
-    threshold : float
-        τ in (½, 1]: a feature is stable when its selection probability reaches it at some k.
+        Points of the default grid of k.
     n_pairs : int
         Random splits of the training rows into halves (stratified for classes): 2·n_pairs
         fits per k.
+    scale : {"sd", None}
+        "sd": each column z-scored for the selection (sparse: divided by its standard
+        deviation only), for the bound's exchangeability on columns in different units;
+        None: the columns as loaded.
+    permutations : int
+        Also run the selection on this many permutations of the labels
+        (:func:`permutation_check`).
+    seed, test_size : int, float
+        Seed of the half-samples, and the test part held out when the dataset has none.
     client : None, "local", str or distributed.Client
         Fit the pairs on a dask cluster (the dataset sent to every worker once).
     callback : callable, optional
-        Sees each pair as it is done: a dict with ``n_done``, ``n_pairs`` and the stability
-        path so far (``probabilities``); ``False`` stops, keeping the pairs done.
+        Sees each pair as it is done: a dict with ``n_done``, ``n_pairs``, ``ks`` and the
+        stability path so far (``probabilities``); ``False`` stops, keeping the pairs done.
 
     Returns
     -------
     StabilitySelection
+
+    Examples
+    --------
+    >>> from explorer import load
+    >>> from explorer.experiments import stability_selection
+    >>> result = stability_selection("fsa", load("breast-cancer"), n_pairs=5)
+    >>> result.q, result.cutoff, bool(result.bound <= result.pfer == 1)
+    (4, 0.75, True)
     """
     cls = _resolve(method)
-    if not 0.5 < float(threshold) <= 1.0:
-        raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
+    if scale not in SCALES:
+        raise ValueError(f"scale must be 'sd' or None, got {scale!r}")
     n_pairs = int(n_pairs)
     if n_pairs < 1:
         raise ValueError(f"n_pairs must be at least 1, got {n_pairs}")
+    if int(permutations) < 0:
+        raise ValueError(f"permutations must be 0 or more, got {permutations}")
     if isinstance(dataset, str):
         dataset = load(dataset)
     dataset = dataset.split(test_size=test_size, seed=seed)
@@ -227,23 +326,98 @@ def stability_selection(method, dataset, *, ks: Sequence[int] | None = None,
         raise ValueError("stability selection resamples rows of a dataset in memory; this one "
                          "is opened lazily (a dask array)")
     check_compatible(cls, dataset, params)
+    p = dataset.n_features
+    pinned, banned = resolve_params(params, p)
+    candidates = p - pinned.size - banned.size
+    pfer, cutoff, q = bounds.solve(candidates, n_pairs, pfer=pfer, cutoff=cutoff, q=q,
+                                   assumption=assumption)
     ks = sorted({int(k) for k in (ks if ks is not None else
-                                  default_ks(dataset.n_features, n_points))})
-    if not ks or ks[0] < 1 or ks[-1] > dataset.n_features:
-        raise ValueError(f"ks must lie in 1 … {dataset.n_features}, got {ks}")
+                                  default_ks(q, pinned.size, n_points))})
+    if not ks or ks[0] < max(1, pinned.size) or ks[-1] > p - banned.size:
+        raise ValueError(f"ks must lie in {max(1, pinned.size)} … {p - banned.size} (the "
+                         f"always-included features to those allowed), got {ks}")
+    spread = scale_spread(dataset.X)
+    fitted = standardised(dataset) if scale == "sd" else dataset
+    path, frequency, sizes, times = _run_pairs(cls, fitted, params, ks, q, pinned, seed,
+                                               n_pairs, client=client, callback=callback)
+    result = StabilitySelection(
+        method=cls.registry_name or cls.__name__, params=dict(params), ks=ks,
+        probabilities=path, frequency=frequency, feature_names=dataset.names(), cutoff=cutoff,
+        pfer=pfer, q=q, q_mean=float(np.mean(sizes)), n_pairs=len(times),
+        n_candidates=candidates, assumption=assumption, pinned=pinned,
+        scaled=scale == "sd", scale_spread=spread, fit_times=np.array(times), seed=int(seed),
+        test_size=float(test_size), truth=dataset.truth, probes=dataset.probes)
+    if permutations:
+        result = permutation_check(result, dataset, permutations, client=client)
+    return result
+
+
+def permutation_check(result: StabilitySelection, dataset, permutations: int = 1, *,
+                      client=None, callback: Callable | None = None) -> StabilitySelection:
+    """``result`` with its selection rerun the same way — the same half-samples, grid, q,
+    cutoff and scaling — on ``permutations`` permutations of the training labels of
+    ``dataset`` (the data it was run on): every feature stable there is false. The counts go
+    to ``null_stable`` (after those of earlier checks) and into the verdict.
+
+    Parameters
+    ----------
+    result : StabilitySelection
+        A result of :func:`stability_selection`.
+    dataset : Dataset or str
+        The data the result was measured on.
+    permutations : int
+        Permutations of the labels, each a whole run of the pairs.
+    client : None, "local", str or distributed.Client
+        Where the pairs are fitted, as in :func:`stability_selection`.
+    callback : callable, optional
+        Sees ``{"n_done", "permutations"}`` after each permutation; ``False`` stops.
+
+    Returns
+    -------
+    StabilitySelection
+    """
+    if int(permutations) < 1:
+        raise ValueError(f"permutations must be at least 1, got {permutations}")
+    if isinstance(dataset, str):
+        dataset = load(dataset)
+    dataset = dataset.split(test_size=result.test_size, seed=result.seed)
+    if dataset.n_features != len(result.feature_names):
+        raise ValueError(f"the dataset has {dataset.n_features} features; the result was "
+                         f"measured on {len(result.feature_names)}")
+    cls = _resolve(result.method)
+    fitted = standardised(dataset) if result.scaled else dataset
+    counts = [] if result.null_stable is None else list(result.null_stable)
+    start = len(counts)
+    others = ~np.isin(np.arange(dataset.n_features), result.pinned)
+    for i in range(start, start + int(permutations)):
+        _, frequency, _, _ = _run_pairs(cls, fitted, result.params, result.ks, result.q,
+                                        result.pinned, result.seed, result.n_pairs,
+                                        client=client, permutation=i)
+        counts.append(int(np.count_nonzero((frequency >= result.cutoff - 1e-12) & others)))
+        if callback is not None and callback({"n_done": i - start + 1,
+                                              "permutations": int(permutations)}) is False:
+            break
+    return replace(result, null_stable=np.array(counts))
+
+
+def _run_pairs(cls, dataset: Dataset, params: dict, ks: list, q: int, pinned: np.ndarray,
+               seed: int, n_pairs: int, client=None, callback=None, permutation=None):
+    """Every pair's fits, in turn or on a dask cluster: (the path, the frequency of each
+    feature in the half-samples' first q, the sizes of those selections, each pair's
+    seconds)."""
     p = dataset.n_features
     counts = np.zeros((len(ks), p))
-    union_sizes, times, done = [], [], 0
+    firsts = np.zeros(p)
+    sizes, times, done = [], [], 0
     stopped = False
 
     def take(result: dict) -> None:
         nonlocal done, stopped
-        for chosen in result["selections"]:
-            seen = np.zeros(p, dtype=bool)
+        for chosen, first in zip(result["selections"], result["first_q"]):
             for i, sel in enumerate(chosen):
                 counts[i, sel] += 1
-                seen[sel] = True
-            union_sizes.append(int(seen.sum()))
+            firsts[first] += 1
+            sizes.append(int(first.size))
         times.append(result["fit_time"])
         done += 1
         if callback is not None and callback(
@@ -251,9 +425,10 @@ def stability_selection(method, dataset, *, ks: Sequence[int] | None = None,
                  "probabilities": counts / (2 * done), "ks": ks}) is False:
             stopped = True
 
+    task = (cls, dataset, params, ks, q, pinned, seed)
     if client is None:
         for pair in range(n_pairs):
-            take(_pair_fits(cls, dataset, params, ks, seed, pair))
+            take(_pair_fits(*task, pair, permutation))
             if stopped:
                 break
     else:
@@ -261,7 +436,7 @@ def stability_selection(method, dataset, *, ks: Sequence[int] | None = None,
 
         with _cluster(client) as dask_client:
             data = dask_client.scatter(dataset, broadcast=True, hash=False)
-            futures = [dask_client.submit(_pair_fits, cls, data, params, ks, seed, pair,
+            futures = [dask_client.submit(_pair_fits, cls, data, *task[2:], pair, permutation,
                                           pure=False, retries=2) for pair in range(n_pairs)]
             try:
                 for future in completed(futures):
@@ -272,151 +447,4 @@ def stability_selection(method, dataset, *, ks: Sequence[int] | None = None,
                 dask_client.cancel(futures)
     if done == 0:
         raise RuntimeError("stability selection was stopped before its first pair")
-    return StabilitySelection(
-        method=cls.registry_name or cls.__name__, params=dict(params), ks=ks,
-        probabilities=counts / (2 * done), feature_names=dataset.names(),
-        threshold=float(threshold), n_pairs=done, q=float(np.mean(union_sizes)),
-        fit_times=np.array(times), truth=dataset.truth)
-
-
-# ---------------------------------------------------------------------- knockoffs
-class PathStatistic:
-    """A method as hidimstat's knockoff estimator: fitted on [X, X̃] at every k of a grid,
-    its ``coef_`` is each column's number of grid points at which it is selected (the earlier
-    a column enters the path, the larger) plus, below one, its weight per standard deviation
-    at the largest k relative to the largest, so that hidimstat's |β_j| − |β̃_j| is the entry
-    statistic W_j = Z_j − Z̃_j with its ties broken."""
-
-    def __init__(self, method=None, ks=(), params=None):
-        self.method, self.ks, self.params = method, ks, params
-
-    def get_params(self, deep=True):
-        return {"method": self.method, "ks": self.ks, "params": self.params}
-
-    def set_params(self, **params):
-        for name, value in params.items():
-            setattr(self, name, value)
-        return self
-
-    def fit(self, X, y):
-        cls = _resolve(self.method)
-        part = Dataset(X=np.asarray(X), y=np.asarray(y),
-                       task="classification" if cls()._task == "classification"
-                       else "regression")
-        z = np.zeros(X.shape[1])
-        est = None
-        for k in self.ks:
-            est, _ = fit_at_k(cls, part, int(k), dict(self.params or {}))
-            z[est.selected_features_] += 1.0
-        # ties broken by the weight at the largest k (per standard deviation, below 1): the
-        # knockoff+ threshold and the p-values of few repeats need distinct statistics
-        if est is not None:
-            w = est.feature_weights() * np.asarray(X).std(axis=0)
-            z += 0.999 * w / max(float(w.max()), 1e-300)
-        self.coef_ = z
-        return self
-
-
-@dataclass
-class KnockoffSelection:
-    """What :func:`knockoff_selection` found: the ``selected`` features (indices) at the
-    false discovery rate ``fdr``, each feature's aggregated statistic ``statistic`` (W_j,
-    averaged over the repeats), what was controlled (``controlled``), and — when the design
-    made knockoffs unusable — ``refused``, the reason, with nothing selected."""
-
-    method: str
-    fdr: float
-    selected: np.ndarray
-    statistic: np.ndarray
-    feature_names: list[str]
-    ks: list
-    n_repeats: int
-    controlled: str
-    refused: str | None = None
-
-    def verdict(self) -> str:
-        if self.refused:
-            return f"knockoffs not used: {self.refused}"
-        n = self.selected.size
-        return (f"{n} feature{'s' if n != 1 else ''} selected at a false discovery rate of "
-                f"{self.fdr:g}: {self.controlled}")
-
-
-def knockoff_selection(method, dataset, *, fdr: float = 0.1, ks: Sequence[int] | None = None,
-                       n_repeats: int = KNOCKOFF_REPEATS, seed: int = 0,
-                       test_size: float = 0.3, n_points: int = 6,
-                       **params) -> KnockoffSelection:
-    """Model-X knockoff selection of ``method``'s features at false discovery rate ``fdr``,
-    through ``hidimstat.ModelXKnockoff`` (the statistic: the k at which a feature enters the
-    method's path over ``ks``; ``n_repeats`` knockoff draws aggregated), on the dataset's
-    training part.
-
-    Returns a :class:`KnockoffSelection`; where the design makes knockoffs unusable — a
-    sparse or lazy X, p ≥ n (the Gaussian sampler's covariance cannot be estimated), p above
-    2,000 (its p × p covariance) — ``refused`` says why and nothing is selected. Knockoff+
-    selects nothing unless at least about 1/fdr features are found (10 at fdr = 0.1): with
-    fewer true signals its answer is the empty set, which the result says."""
-    import scipy.sparse as sp
-
-    cls = _resolve(method)
-    if not 0.0 < float(fdr) < 1.0:
-        raise ValueError(f"fdr must be in (0, 1), got {fdr}")
-    if int(n_repeats) < 1:
-        raise ValueError(f"n_repeats must be at least 1, got {n_repeats}")
-    if isinstance(dataset, str):
-        dataset = load(dataset)
-    dataset = dataset.split(test_size=test_size, seed=seed)
-    params = known(params, dataset)
-    check_compatible(cls, dataset, params)
-    n, p = dataset.n_samples, dataset.n_features
-    names = dataset.names()
-    ks = sorted({int(k) for k in (ks if ks is not None else
-                                  k_grid(min(p, 64), n_points))})
-    refusal = None
-    if dataset.is_lazy or sp.issparse(dataset.X):
-        refusal = ("X is sparse: the Gaussian knockoff sampler needs X dense and roughly "
-                   "Gaussian; stability selection applies instead")
-    elif p >= n:
-        refusal = (f"p = {p} features ≥ n = {n} rows: the sampler's covariance cannot be "
-                   "estimated (knockoffs need more rows than features); stability selection "
-                   "applies instead")
-    elif p > MAX_KNOCKOFF_FEATURES:
-        refusal = (f"p = {p} features: the sampler's {p} × {p} covariance is beyond "
-                   f"{MAX_KNOCKOFF_FEATURES:,}; stability selection applies instead")
-    if refusal is not None:
-        return KnockoffSelection(method=cls.registry_name or cls.__name__, fdr=float(fdr),
-                                 selected=np.zeros(0, dtype=np.int64), statistic=np.zeros(p),
-                                 feature_names=names, ks=ks, n_repeats=int(n_repeats),
-                                 controlled="", refused=refusal)
-    import warnings
-
-    from hidimstat import ModelXKnockoff
-
-    model = ModelXKnockoff(estimator=PathStatistic(cls, ks, params), n_repeats=int(n_repeats),
-                           preconfigure_lasso_path=False, random_state=int(seed))
-    X = np.asarray(dataset.X, dtype=np.float64)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # the sampler's covariance nudges
-        model.fit_importance(X, np.asarray(dataset.y))
-        # repeats aggregated by e-values (derandomised knockoffs, Ren & Barber 2023): the
-        # p-value quantile aggregation selected nothing on planted designs where e-BH found
-        # 14-20 of 20 signals without a false one
-        if int(n_repeats) > 1:
-            mask = np.asarray(model.fdr_selection(float(fdr), evalues=True,
-                                                  fdr_control="ebh"))
-            # hidimstat 0.4's e-BH keeps e ≥ its threshold, which is 0 when no e-value is
-            # positive: every feature "selected" on noise. A zero e-value is no evidence.
-            mask &= np.asarray(model.aggregated_eval_) > 0
-        else:
-            mask = np.asarray(model.fdr_selection(float(fdr)))
-    selected = np.flatnonzero(mask)
-    controlled = (f"the expected share of false features among those selected is at most "
-                  f"{fdr:g} if X's rows are Gaussian with the estimated covariance (model-X "
-                  f"knockoffs, Candès et al. 2018; {int(n_repeats)} knockoff draws "
-                  "aggregated by e-values); knockoff+ needs at least about "
-                  f"{int(np.ceil(1 / fdr))} features above their knockoffs before it selects "
-                  "any")
-    return KnockoffSelection(method=cls.registry_name or cls.__name__, fdr=float(fdr),
-                             selected=selected, statistic=model.importances_.mean(axis=0),
-                             feature_names=names, ks=ks, n_repeats=int(n_repeats),
-                             controlled=controlled)
+    return counts / (2 * done), firsts / (2 * done), sizes, times

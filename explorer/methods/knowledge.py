@@ -255,16 +255,23 @@ def by_index(params: Mapping, n_features: int, names=None) -> dict:
     return out
 
 
-def counts(params: Mapping, n_features: int) -> tuple[int, int]:
-    """How many features ``params`` always include (a ``k`` must leave room for them) and
-    how many a model may use (a ``k`` can reach)."""
+def resolve_params(params: Mapping, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """The features ``params`` always include and those they exclude (sorted indices; a
+    factor of 0 pins, ``inf`` bans)."""
     probe = type("_Probe", (), {})()
     for option in OPTIONS:
         setattr(probe, option, params.get(option))
     know = resolve(probe, n_features)
     if know is None:
-        return 0, int(n_features)
-    return int(know.pinned.size), int(n_features - know.banned.size)
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return know.pinned, know.banned
+
+
+def counts(params: Mapping, n_features: int) -> tuple[int, int]:
+    """How many features ``params`` always include (a ``k`` must leave room for them) and
+    how many a model may use (a ``k`` can reach)."""
+    pinned, banned = resolve_params(params, n_features)
+    return int(pinned.size), int(n_features - banned.size)
 
 
 def pinned_count(params: Mapping, n_features: int) -> int:

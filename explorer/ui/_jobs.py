@@ -64,16 +64,18 @@ class StabilityJob:
 
 @dataclass
 class ErrorControlJob:
-    """How many of the chosen features are noise: stability selection of ``method`` over
-    ``ks`` (each pair's path streamed as a row: the ``shown`` most probable features'), then
-    the result, the coefficient path over the same ks, the correlations of the model's
-    ``chosen`` features and model-X knockoffs at ``fdr`` — unless halted."""
+    """How many of the chosen features are noise: stability selection of ``method`` at the
+    ``pfer`` and ``cutoff`` the user chose (each pair's path streamed as a row: the ``shown``
+    most probable features'), then the result, the coefficient path over the same ks, the
+    correlations of the model's ``chosen`` features and model-X knockoffs at ``fdr`` —
+    unless halted."""
 
     method: str
     params: dict
-    ks: list
     n_pairs: int
     chosen: list
+    pfer: float = 1.0
+    cutoff: float = 0.75
     fdr: float = 0.1
     shown: int = 40
 
@@ -94,12 +96,12 @@ class ErrorControlJob:
                         "n_pairs": update["n_pairs"], "ks": update["ks"], "features": top,
                         "probabilities": P[:, top]}) is not False and not halted()
 
-        result = stability_selection(self.method, data, ks=self.ks, n_pairs=self.n_pairs,
-                                     callback=each, **self.params)
+        result = stability_selection(self.method, data, pfer=self.pfer, cutoff=self.cutoff,
+                                     n_pairs=self.n_pairs, callback=each, **self.params)
         row({"kind": "selection", "result": result})
         if halted():
             return
-        row({"kind": "path", "frame": coefficient_path(self.method, data, ks=self.ks,
+        row({"kind": "path", "frame": coefficient_path(self.method, data, ks=result.ks,
                                                        **self.params)})
         if self.chosen and not halted():
             row({"kind": "redundancy", "frame": redundancy(data, self.chosen)})
@@ -107,3 +109,16 @@ class ErrorControlJob:
             row({"kind": "knockoffs",
                  "result": knockoff_selection(self.method, data, fdr=self.fdr,
                                               **self.params)})
+
+
+@dataclass
+class PermutationJob:
+    """The check of a stability selection on permuted labels: ``result`` rerun the same way
+    on one permutation of the labels (:func:`~explorer.experiments.permutation_check`)."""
+
+    result: object
+
+    def __call__(self, data, row: Callable, halted: Callable[[], bool]) -> None:
+        from ..experiments import permutation_check
+
+        row({"kind": "permuted", "result": permutation_check(self.result, data, 1)})

@@ -28,17 +28,19 @@ def test_error_control_draws_its_four_views(page: Page, server, server_log, shot
     page.locator(".btn-error-control button").click()
     wait_text(page, ".error-control-status", "pairs", timeout=30)
     verdict = wait_text(page, ".error-control-verdict", "stable feature", timeout=120)
-    match = re.search(r"(\d+) stable features? \(selection probability ≥ 0\.6 at some k in "
-                      r"1–7, 40 half-samples\); expected false selections among them at most "
-                      r"([\d.]+)", verdict)
-    assert match, verdict
-    assert "exchangeable" in verdict
+    # breast cancer's 30 features at PFER 1 and cutoff 0.75 with 20 pairs: q = 5
+    match = re.search(r"(\d+) stable features? \(selected in at least 75% of 40 "
+                      r"half-samples, each fit keeping the first 5 features to enter along "
+                      r"k = 1–5\)\. Expected false selections among them: at most ([\d.]+), "
+                      r"within the PFER of 1 you chose", verdict)
+    assert match and float(match.group(2)) <= 1.0, verdict
+    assert "exchangeable" in verdict and "standardised for the selection" in verdict
 
     path = wait_for(lambda: page.evaluate(FIGURE, "stability path"), 20)
     curves = [g for g in path["glyphs"] if "probability" in g["cols"]]
     assert curves and all(0 <= p <= 1 for g in curves for p in g["cols"]["probability"])
     ks = sorted({k for g in curves for k in g["cols"]["k"]})
-    assert ks[0] == 1 and ks[-1] == 7 and path["x"][0] <= 1 and path["x"][1] >= 7
+    assert ks[0] == 1 and ks[-1] == 5 and path["x"][0] <= 1 and path["x"][1] >= 5
     assert path["y"] == [0, 1.02]
     knockoffs = wait_text(page, ".knockoff-verdict", "Knockoffs", timeout=120)
     assert "false discovery rate of 0.1" in knockoffs or "not used" in knockoffs
@@ -51,6 +53,12 @@ def test_error_control_draws_its_four_views(page: Page, server, server_log, shot
     assert len(names) == 5 and any(n.startswith(("mean ", "worst ")) for n in names)
     expect(page.locator(".download-stability-path")).to_be_visible()
     expect(page.locator(".btn-error-control-stop button")).to_be_disabled(timeout=60_000)
+    # one click away: the same selection on permuted labels, said beside the bound
+    page.locator(".btn-error-control-permute button").click()
+    checked = wait_text(page, ".error-control-verdict", "On permuted labels", timeout=120)
+    assert re.search(r"On permuted labels this run keeps \d+\.\d stable features? \(mean "
+                     r"of 1 permutation", checked), checked
+    expect(page.locator(".btn-error-control-permute button")).to_be_enabled(timeout=30_000)
     shot(page)
     assert "Traceback" not in server_log()
 

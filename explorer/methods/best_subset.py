@@ -61,25 +61,24 @@ class _Abess(BaseSelector):
         return y
 
     def _fit(self, X, y, recorder: Recorder, **_):
-        m = X.shape[1]
+        n, m = X.shape
         if sp.issparse(X):
             X = _densified(X)
         target = np.asarray(self._target(y), dtype=np.float64)
-        # abess standardises the columns and refuses constant ones: they cannot enter a
-        # support usefully (the intercept is the constant), so they are left out
-        varying = np.flatnonzero(_column_std(X) > 0)
+        self._check_rows(n, recorder)
+        # abess standardises the columns: a constant one (or one constant up to rounding, as
+        # a z-scored column is inside a fold where it takes one value) cannot enter a support
+        # usefully (the intercept is the constant) and overflows its standardisation, so it is
+        # left out — and, pinned by the user, kept in the model at weight 0
+        varying = np.flatnonzero(~_constant(X))
         know = self._known()
         pinned = np.zeros(0, np.int64) if know is None else know.pinned
         constant = np.setdiff1d(pinned, varying)
-        if constant.size:
-            raise ValueError(f"{self._describe()}: always_include names feature "
-                             f"{int(constant[0])}, a constant column (the intercept is that "
-                             "constant; abess cannot fit it)")
-        always = np.searchsorted(varying, pinned)
+        always = np.searchsorted(varying, np.intersect1d(pinned, varying))
         Xv = X[:, varying]
         top = max(1, varying.size)
-        sizes = [min(int(self.k), top)] if self.k is not None else \
-            list(range(max(1, pinned.size), min(int(self.k_max), top) + 1))
+        sizes = [max(1, min(int(self.k) - constant.size, top))] if self.k is not None else \
+            list(range(max(1, always.size), min(int(self.k_max), top) + 1))
         best, warm = None, None
         for size in sizes:
             model = self._model(size, warm)
@@ -89,12 +88,12 @@ class _Abess(BaseSelector):
             coef = np.zeros(m)
             coef[varying] = np.asarray(model.coef_, dtype=np.float64).ravel()
             intercept = float(np.ravel(model.intercept_)[0])
-            support = np.flatnonzero(coef)
+            support = np.union1d(np.flatnonzero(coef), pinned)
             criterion = float(model.eval_loss_)
             if best is None or criterion < best[0]:
-                best = (criterion, coef, intercept, size)
-            self._store(*best[1:])
-            warm = np.searchsorted(varying, support)
+                best = (criterion, coef, intercept, size + constant.size)
+            self._store(*best[1:], pinned=pinned)
+            warm = np.searchsorted(varying, np.flatnonzero(coef))
             go_on = recorder.emit(objective=float(model.train_loss_), n_selected=support.size,
                                   selected=support,
                                   info={"support_size": size, "criterion": criterion,
@@ -102,10 +101,31 @@ class _Abess(BaseSelector):
             if not go_on:
                 break
 
-    def _store(self, coef, intercept, size):
+    def _check_rows(self, n: int, recorder: Recorder) -> None:
+        """abess fits its model unpenalised: with as many features as rows (the intercept
+        counted) it interpolates the training rows and its weights say nothing — refused;
+        with more than half as many, warned."""
+        if self.k is None:
+            return
+        room = n - (1 if self.fit_intercept else 0)
+        if int(self.k) >= room:
+            raise ValueError(
+                f"{self._describe()}: k = {int(self.k)} features on {n} training rows: an "
+                "unpenalised model with as many features as rows (the intercept counted) fits "
+                "the training rows exactly and predicts no better than chance. Ask for "
+                f"k < {room}, or use a penalised method (FGM, FSA, the ℓ1 models)")
+        if 2 * int(self.k) > n:
+            recorder.warn(
+                f"{self._describe()}: k = {int(self.k)} features on {n} training rows: an "
+                "unpenalised model with more than half as many features as rows tends to "
+                "separate the training rows, and its held-out accuracy then falls; a smaller k "
+                "or a penalised method (FGM, FSA, the ℓ1 models) is safer here")
+
+    def _store(self, coef, intercept, size, pinned=()):
         self.coef_ = coef
         self.intercept_ = intercept
         self.support_ = coef != 0
+        self.support_[np.asarray(pinned, dtype=np.int64)] = True  # in the model at any weight
         self.k_ = int(size)
 
 
@@ -160,13 +180,18 @@ class AbessRegressor(_Abess):
                                 fit_intercept=self.fit_intercept)
 
 
-def _column_std(X) -> np.ndarray:
-    """Standard deviation of every column (sparse stays sparse)."""
-    if sp.issparse(X):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
-        return np.sqrt(np.maximum(sq - mean * mean, 0.0))
-    return np.asarray(X).std(axis=0)
+def _constant(X) -> np.ndarray:
+    """Which columns of a dense X take a single value, or are rounding residue
+    (:func:`~explorer.features.negligible`). Not a standard deviation against 0: a z-scored
+    column that takes one value inside a fold has a computed sd of about 1e-17, and abess's
+    own standardisation turns its rounding into a column of noise at unit scale."""
+    from ..features import negligible
+    from ..kernels import column_moments
+
+    X = np.asarray(X)
+    if X.shape[0] == 0:
+        return np.ones(X.shape[1], dtype=bool)
+    return (X.max(axis=0) == X.min(axis=0)) | negligible(column_moments(X)[1])
 
 
 def _densified(X) -> np.ndarray:

@@ -310,8 +310,12 @@ class FSA(BaseSelector):
         self.kept_ = run.alive.copy()
         support = np.zeros(m, dtype=bool)
         support[run.alive] = True
-        if self.positive and not design.grouped:  # held at 0 by the sign: not used
-            support &= coef != 0
+        if self.positive and not design.grouped:  # held at 0 by the sign: not used …
+            used = coef != 0
+            know = self._known()
+            if know is not None:  # … unless the user pinned it: in the model at any weight
+                used[know.pinned] = True
+            support &= used
         self.support_ = support
 
     # ------------------------------------------------------------------ predict

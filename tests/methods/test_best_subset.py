@@ -108,3 +108,28 @@ def test_registered_and_sweepable():
     frame = sweep("abess", ds, values=[2, 4, 8])
     assert list(frame["n_selected"]) == [2, 4, 8]
     assert frame["accuracy"].iloc[-1] > 0.9
+
+
+def test_a_column_constant_inside_a_fold_of_z_scored_data_is_left_out():
+    # a rare indicator, z-scored on all rows: inside a fold that lacks its one row it takes
+    # a single value, whose computed sd is ~1e-17 — abess standardised that rounding into a
+    # column of noise (a weight of -47 when pinned) or overflowed
+    data = make("breast-cancer")
+    X = np.asarray(data.X, dtype=float)
+    rare = np.zeros((X.shape[0], 1))
+    rare[0] = 1.0
+    X = np.hstack([X, rare])
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    rows = np.arange(1, X.shape[0])
+    assert 0 < np.std(X[rows, -1]) < 1e-15
+    est = Abess(k=5, always_include=[30]).fit(X[rows], data.y[rows])
+    assert est.coef_[30] == 0 and 30 in est.selected_features_ and est.n_selected_ == 5
+    assert 30 not in Abess(k=5).fit(X[rows], data.y[rows]).selected_features_
+
+
+def test_k_against_the_training_rows_is_refused_or_warned():
+    wide = np.random.default_rng(0).standard_normal((40, 60))
+    with pytest.raises(ValueError, match="k = 39 features on 40 training rows"):
+        Abess(k=39).fit(wide, np.r_[np.zeros(20), np.ones(20)])
+    with pytest.warns(UserWarning, match="more than half as many features as rows"):
+        Abess(k=25).fit(wide, np.r_[np.zeros(20), np.ones(20)])

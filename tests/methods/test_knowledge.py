@@ -106,6 +106,39 @@ def test_always_included_features_are_in_every_selection_and_k_counts_them(name,
     assert not plain.support_[PINNED].all()  # the test asks for something
 
 
+def _options(name):
+    """Every combination of the other options the method honours, beside a pin."""
+    extra = [{}]
+    cls = get_method(name)
+    if "positive" in cls.knowledge:
+        extra.append({"positive": True})
+    if "exclude" in cls.knowledge:
+        extra.append({"exclude": [2]})
+    if "penalty_factor" in cls.knowledge:
+        extra.append({"penalty_factor": {3: 2.0}})
+    if len(extra) > 2:
+        merged = {}
+        for options in extra[1:]:
+            merged.update(options)
+        extra.append(merged)
+    return extra
+
+
+@pytest.mark.parametrize("name, options", [(n, o) for n in honours("always_include")
+                                           for o in _options(n)])
+def test_a_pinned_feature_is_in_the_model_at_whatever_weight(name, options):
+    # a constant column can only have weight 0: pinned, it is still in the model, counted
+    # by k, in support_, in selected_features_ and in transform's columns
+    Xc = X.copy()
+    Xc[:, 12] = 0.0
+    est = fit(make(name, k=4, always_include=[12], **options), Xc, target(name))
+    assert est.support_[12] and 12 in est.selected_features_
+    assert np.all(np.atleast_2d(est.coef_)[:, 12] == 0)
+    assert est.transform(Xc).shape[1] == est.n_selected_
+    if "k" in est.get_params():
+        assert est.n_selected_ == 4
+
+
 @pytest.mark.parametrize("name", honours("always_include"))
 def test_factor_zero_is_always_include_and_infinity_is_exclude(name):
     y = target(name)

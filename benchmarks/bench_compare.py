@@ -23,6 +23,22 @@ repeated folds: the rate at which the tool calls a difference where the true acc
 equal (n = 200, 100 seeds; the interval's level is 95 %, so about 5 % at most) and the rate at
 which it finds a 4.5-point difference on 1,000 rows (40 seeds), for R = 1, 2, 3, 5, 10.
 
+``power``: what difference a verdict can show. On the planted design above (a true gap of 4.5
+points) at n = 100 … 2,000 rows (``--power-seeds`` seeds, 5-fold CV × 5): the share of
+verdicts that decide, the median difference the data could have shown (the verdict's
+"detectable", 4 times in 5), and among the "no difference" verdicts how many said a
+detectable difference above the true 4.5 points (the words were right). On breast cancer
+subsampled to 60 … 398 training rows (FGM against FSA and abess at k = 5, 3 subsamples each):
+the same detectable difference against n.
+
+``rules``: which choice of k holds on held-out data. On the real sets (``--rule-sets``), for
+FGM, FSA and abess, on ``--rule-splits`` 70/30 splits: a sweep over k = 1 … 64 (8 points,
+5-fold CV × 2 of the training part), the k each rule chooses (``best``: the best CV mean;
+``one-se``: ESL's one-standard-error rule, sd/√(K·R); ``one-se-corrected``: the standard
+error corrected for overlapping training sets), and the test accuracy at every k of the grid
+(one fit on the training part each). A rule's choice "holds" when its test accuracy is within
+one standard error (√(a(1 − a)/n_test)) of the best test accuracy on the grid.
+
 Methods: FGM, FSA, abess, ℓ1-SVM and Fisher + SVM at their defaults (binary-only ones left
 out on more than two classes); FSA (squared loss), abess and the Lasso at k on the regression
 set, scored by RMSE. Sets (``--sets``): every real set of the catalogue; its test part, when
@@ -239,12 +255,127 @@ def simulation(args, tables):
     tables.append(table)
 
 
+def _planted(n, rng, noise_b):
+    """Two five-feature logistic models on a latent z (``simulation``'s design)."""
+    z = rng.standard_normal(n)
+    y = (z + 0.5 * rng.standard_normal(n) > 0).astype(int)
+    X = np.hstack([z[:, None] + rng.standard_normal((n, 5)),
+                   z[:, None] + noise_b * rng.standard_normal((n, 5))])
+    return Dataset(X=X, y=y)
+
+
+def power(args, tables):
+    from sklearn.linear_model import LogisticRegression
+
+    seeds = 10 if args.quick else args.power_seeds
+    gap = 4.5  # points: population accuracies 0.805 and 0.760 (noise 1.0 against 1.6)
+    table = Table(f"Verdict power against n: a true gap of {gap} points on the planted design "
+                  f"(5-fold CV × 5, {seeds} seeds)",
+                  ["rows", "decided", "detectable difference (median, points)",
+                   "'no difference' saying a detectable difference above the gap"])
+    for n in (100, 200, 400, 1000, 2000):
+        decided, shown, honest, silent = 0, [], 0, 0
+        for seed in range(seeds):
+            data = _planted(n, np.random.default_rng(seed), 1.6)
+            scores = {0: [], 1: []}
+            for _, _, train, held in repeated_folds(data, 5, 5, seed):
+                for side, cols in ((0, slice(0, 5)), (1, slice(5, 10))):
+                    model = LogisticRegression().fit(data.X[train][:, cols], data.y[train])
+                    scores[side].append(model.score(data.X[held][:, cols], data.y[held]))
+            d = paired_difference(scores[0], scores[1], runs=5, n_rows=n)
+            decided += d.decided
+            shown.append(100 * d.detectable)
+            if not d.decided:
+                silent += 1
+                honest += 100 * d.detectable > gap
+        table.add(n, f"{decided}/{seeds}", float(np.median(shown)),
+                  f"{honest}/{silent}" if silent else "—")
+    tables.append(table)
+    real = Table("Detectable difference against n on breast cancer (k = 5, 5-fold CV × 5; "
+                 "median over 3 subsamples of the training part)",
+                 ["training rows", "pair", "decided", "detectable (median, points)"])
+    data = load("breast-cancer").split(test_size=0.3, seed=0)
+    for n in (60, 130, 250, data.n_samples):
+        found = {}
+        for sub in range(1 if n == data.n_samples else 3):
+            rows = np.arange(data.n_samples) if n == data.n_samples else np.sort(
+                np.random.default_rng(sub).choice(data.n_samples, n, replace=False))
+            part = data.fold(rows, rows[:0])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = compare(["fgm", "fsa", "abess"], part, ks=[5], cv=5)
+            for row in result.differences(method="fgm").itertuples():
+                d = result.pair(row.method, row.other, 5)
+                found.setdefault(f"{row.method} − {row.other}", []).append(
+                    (d.decided, 100 * d.detectable))
+        for pair, values in found.items():
+            real.add(n, pair, f"{sum(v[0] for v in values)}/{len(values)}",
+                     float(np.median([v[1] for v in values])))
+    tables.append(real)
+
+
+def rules(args, tables):
+    from explorer.experiments import CHOICE_RULES, choose_point, sweep
+    from explorer.methods import k_grid
+
+    sets = ("breast-cancer", "digits-4v7") if args.quick else \
+        tuple(s for s in args.rule_sets.split(",") if s)
+    splits = 1 if args.quick else args.rule_splits
+    per_set = Table(f"Choosing k: each rule's choice against the test accuracy of every k "
+                    f"(k = 1 … 64, 8 points; 5-fold CV × 2; {splits} splits)",
+                    ["set", "method", "split", "best test k (accuracy)",
+                     *[f"{rule}: k (test)" for rule in CHOICE_RULES]])
+    held = Counter()
+    features = {rule: [] for rule in CHOICE_RULES}
+    accuracy = {rule: [] for rule in CHOICE_RULES}
+    cases = 0
+    for name in sets:
+        for seed in range(splits):
+            data = _pooled(name).split(test_size=0.3, seed=seed)
+            grid = k_grid(min(64, data.n_features), 8)
+            methods, params = _methods(data)
+            for method in [m for m in ("fgm", "fsa", "abess") if m in methods]:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    rows = sweep(method, data, ks=grid, cv=5, repeats=2, seed=seed,
+                                 **params.get(method, {}))
+                    test = {}
+                    for k in grid:
+                        est, _ = fit_at_k(method, data, k, params.get(method, {}))
+                        test[k] = evaluate(est, data.X_test, data.y_test,
+                                           ["accuracy"])["accuracy"]
+                best_k = max(test, key=lambda k: (test[k], -k))
+                se = np.sqrt(test[best_k] * (1 - test[best_k]) / len(data.y_test))
+                cells = []
+                for rule in CHOICE_RULES:
+                    k = int(choose_point(rows, "accuracy", rule)["value"])
+                    held[rule] += test[k] >= test[best_k] - se
+                    features[rule].append(k)
+                    accuracy[rule].append(test[k])
+                    cells.append(f"{k} ({test[k]:.3f})")
+                cases += 1
+                per_set.add(name, method, seed, f"{best_k} ({test[best_k]:.3f})", *cells)
+    tables.append(per_set)
+    summary = Table(f"Choosing k, summed over {cases} cases",
+                    ["rule", "within 1 se of the best test k", "mean test accuracy",
+                     "median k"])
+    for rule in CHOICE_RULES:
+        summary.add(rule, f"{held[rule]}/{cases}", float(np.mean(accuracy[rule])),
+                    float(np.median(features[rule])))
+    tables.append(summary)
+
+
 def _arguments(p):
     p.add_argument("--sets", default=",".join(REAL_SETS))
+    p.add_argument("--power-seeds", type=int, default=40)
+    p.add_argument("--rule-sets", default="breast-cancer,digits-3v8,digits-4v7,digits-9vr,"
+                                          "pd-speech,hepatic-injury,fine-foods,grants")
+    p.add_argument("--rule-splits", type=int, default=2)
     p.add_argument("--cv-splits", type=int, default=3)
     p.add_argument("--shuffles", type=int, default=6)
 
 
 if __name__ == "__main__":
     run("compare", __doc__, [("simulation", simulation), ("repeats", repeats),
-                             ("verdicts", verdicts)], add_arguments=_arguments)
+                             ("verdicts", verdicts), ("power", power), ("rules", rules)],
+        add_arguments=_arguments)

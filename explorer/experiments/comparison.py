@@ -15,7 +15,7 @@ import pandas as pd
 from ..data import load
 from ..methods import k_grid
 from ..methods.knowledge import counts, shared
-from .inference import LEVEL, PairedDifference, paired_difference
+from .inference import LEVEL, PairedDifference, paired_difference, unit
 from .sweeps import (
     _check_count_knob_free,
     _cluster,
@@ -35,7 +35,7 @@ from .sweeps import (
 # at five times one cross-validation's cost.
 DEFAULT_REPEATS = 5
 DIFFERENCE_COLUMNS = ["value", "method", "other", "metric", "mean", "low", "high", "p_better",
-                      "n", "verdict"]
+                      "n", "detectable", "verdict"]
 
 
 @dataclass
@@ -55,6 +55,7 @@ class Comparison:
     repeats: int
     level: float = LEVEL
     rope: float = 0.0
+    n_rows: int | None = None
 
     @property
     def folds(self) -> pd.DataFrame:
@@ -76,12 +77,15 @@ class Comparison:
             return PairedDifference(method, other, metric, nan, nan, nan, self.level, 0,
                                     self.repeats, nan, f"{missing} has no scores at k = {k}")
         return paired_difference(a, b, method=method, other=other, metric=metric,
-                                 runs=self.repeats, level=self.level, rope=self.rope)
+                                 runs=self.repeats, level=self.level, rope=self.rope,
+                                 n_rows=self.n_rows)
 
     def differences(self, metric: str | None = None, method: str | None = None) -> pd.DataFrame:
         """One row per k and pair of methods (``method`` against each other one when given,
         else every pair in the order compared): the mean difference ``method`` − ``other``,
-        its interval, the probability that ``method`` is the better, and the verdict."""
+        its interval, the probability that ``method`` is the better, the difference the data
+        could have shown (``detectable``: 4 times in 5, in the measure's units), and the
+        verdict."""
         metric = metric or self.metrics[0]
         if method is not None and method not in self.methods:
             raise ValueError(f"{method!r} is not among the compared methods "
@@ -94,7 +98,8 @@ class Comparison:
                 d = self.pair(a, b, k, metric)
                 out.append({"value": k, "method": a, "other": b, "metric": metric,
                             "mean": d.mean, "low": d.low, "high": d.high,
-                            "p_better": d.p_better, "n": d.n, "verdict": d.verdict})
+                            "p_better": d.p_better, "n": d.n, "detectable": d.detectable,
+                            "verdict": d.verdict})
         return pd.DataFrame(out, columns=DIFFERENCE_COLUMNS)
 
     def verdicts(self, k=None, metric: str | None = None, method: str | None = None) -> list[str]:
@@ -236,7 +241,8 @@ def compare(methods: Sequence[str], dataset, *, ks: Sequence[int] | None = None,
             frames = run(dask_client)
     rows = pd.concat(frames, ignore_index=True)
     return Comparison(rows=rows, methods=tuple(names), metrics=tuple(metrics), cv=int(cv),
-                      repeats=int(repeats), level=level, rope=rope)
+                      repeats=int(repeats), level=level, rope=rope,
+                      n_rows=dataset.n_samples)
 
 
 def summarize(differences: pd.DataFrame, method: str) -> list[str]:
@@ -266,7 +272,16 @@ def summarize(differences: pd.DataFrame, method: str) -> list[str]:
                 parts.append(f"{word} at k = {_ks(rows_of)} (at k = {widest.value}: "
                              f"{widest.verdict})")
         if unclear:
-            parts.append(f"no difference the data can show at k = {_ks(unclear)}")
+            shown = [r.detectable for r in unclear
+                     if "detectable" in rows and np.isfinite(r.detectable)]
+            text = f"no difference the data can show at k = {_ks(unclear)}"
+            if shown:
+                scale, word = unit(unclear[0].metric)
+                low, high = min(shown) * scale, max(shown) * scale
+                span = f"{low:.1f}" if round(low, 1) == round(high, 1) else \
+                    f"{low:.1f}–{high:.1f}"
+                text += f" (only a difference above {span}{word} would show there)"
+            parts.append(text)
         if missing:
             parts.append(f"not compared at k = {_ks(missing)}")
         lines.append(f"{method} against {other}: " + "; ".join(parts))

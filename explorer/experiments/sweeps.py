@@ -238,7 +238,7 @@ def sweep(method, dataset, *, values: Sequence | None = None, ks: Sequence[int] 
     See Also
     --------
     compare : several methods on the same folds, with their paired differences.
-    one_standard_error : the fewest features within one standard error of the best.
+    choose_point : the point of best mean, or by the one-standard-error rule.
 
     Examples
     --------
@@ -538,13 +538,68 @@ def _rows_on_cluster(client, dataset: Dataset, point, values):
             dask_client.cancel(futures)
 
 
-def one_standard_error(rows: pd.DataFrame, metric: str) -> pd.Series | None:
-    """The one-standard-error choice among one method's cross-validated sweep rows (Hastie,
-    Tibshirani & Friedman, ESL §7.10): the fewest features whose mean ``metric`` is within one
-    standard error of the best mean — the highest mean for a measure where larger is better,
-    the lowest for one where smaller is (RMSE). The standard error is the corrected one of
-    the rows (``<metric>_se``: the folds' training sets overlap), sd/√folds for rows without
-    it. None without cross-validated rows.
+CHOICE_RULES = ("best", "one-se", "one-se-corrected")
+CHOICE_RULE = "best"  # measured on real sets (benchmarks/bench_compare.py --only rules)
+
+
+def choose_point(rows: pd.DataFrame, metric: str, rule: str = CHOICE_RULE) -> pd.Series | None:
+    """One method's cross-validated sweep rows, one point chosen by ``rule``:
+
+    * ``"best"`` — the best mean ``metric`` (the highest, or the lowest for RMSE); ties to
+      fewer features;
+    * ``"one-se"`` — the one-standard-error rule of Hastie, Tibshirani & Friedman (ESL
+      §7.10, 2nd ed.): the fewest features whose mean is within one standard error of the
+      best, the standard error of the folds' scores as ESL takes it, sd/√(K·R);
+    * ``"one-se-corrected"`` — the same with the standard error corrected for the folds'
+      overlapping training sets (``<metric>_se``, Nadeau & Bengio): wider, so it picks fewer
+      features, and worse ones.
+
+    The default (``"best"``) is the rule whose choice was within one standard error of the
+    best held-out k most often on the catalogue's real sets (the benchmarks page). None
+    without cross-validated rows.
+
+    Examples
+    --------
+    >>> from explorer import load
+    >>> from explorer.experiments import choose_point, sweep
+    >>> rows = sweep("fgm", load("breast-cancer"), values=[1, 3, 10], cv=3)
+    >>> [int(choose_point(rows, "accuracy", rule)["value"]) for rule in CHOICE_RULES]
+    [10, 10, 10]
+    """
+    if rule not in CHOICE_RULES:
+        raise ValueError(f"rule must be one of {CHOICE_RULES}, got {rule!r}")
+    sd = f"{metric}_sd"
+    if rows is None or rows.empty or sd not in rows or "cv" not in rows:
+        return None
+    scored = rows[np.isfinite(rows[metric].astype(float)) & (rows["n_selected"] > 0)]
+    if scored.empty:
+        return None
+    values = scored[metric].astype(float)
+    larger_better = METRICS[metric].greater_is_better if metric in METRICS else True
+    best_value = float(values.max() if larger_better else values.min())
+    if rule == "best":
+        margin = 0.0
+    else:
+        best = scored.loc[values.idxmax() if larger_better else values.idxmin()]
+        se = float(best.get(f"{metric}_se", float("nan")))
+        if rule == "one-se" or not np.isfinite(se):
+            folds = float(best["cv"]) * float(best.get("repeats", 1) or 1)
+            se = float(best[sd]) / np.sqrt(folds)
+        margin = se
+    if larger_better:
+        within = scored[values >= best_value - margin - 1e-12]
+    else:
+        within = scored[values <= best_value + margin + 1e-12]
+    return within.sort_values(["n_selected", "value"], kind="stable").iloc[0]
+
+
+def one_standard_error(rows: pd.DataFrame, metric: str, corrected: bool = False) \
+        -> pd.Series | None:
+    """The one-standard-error choice among one method's cross-validated sweep rows (ESL
+    §7.10): the fewest features whose mean ``metric`` is within one standard error of the
+    best, the standard error sd/√(K·R) of the folds' scores as ESL takes it, or — with
+    ``corrected`` — the one corrected for the folds' overlapping training sets
+    (:func:`choose_point` with ``"one-se"`` or ``"one-se-corrected"``).
 
     Examples
     --------
@@ -554,24 +609,7 @@ def one_standard_error(rows: pd.DataFrame, metric: str) -> pd.Series | None:
     >>> int(one_standard_error(rows, "accuracy")["value"])
     10
     """
-    sd = f"{metric}_sd"
-    if rows is None or rows.empty or sd not in rows or "cv" not in rows:
-        return None
-    scored = rows[np.isfinite(rows[metric].astype(float)) & (rows["n_selected"] > 0)]
-    if scored.empty:
-        return None
-    values = scored[metric].astype(float)
-    larger_better = METRICS[metric].greater_is_better if metric in METRICS else True
-    best = scored.loc[values.idxmax() if larger_better else values.idxmin()]
-    se = float(best.get(f"{metric}_se", float("nan")))
-    if not np.isfinite(se):
-        folds = float(best["cv"]) * float(best.get("repeats", 1) or 1)
-        se = float(best[sd]) / np.sqrt(folds)
-    if larger_better:
-        within = scored[values >= float(best[metric]) - se]
-    else:
-        within = scored[values <= float(best[metric]) + se]
-    return within.sort_values(["n_selected", "value"], kind="stable").iloc[0]
+    return choose_point(rows, metric, "one-se-corrected" if corrected else "one-se")
 
 
 def available_methods() -> list[str]:

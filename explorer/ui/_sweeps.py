@@ -10,7 +10,7 @@ import param
 
 from .. import metrics as M
 from ..data import DataError
-from ..experiments import Comparison, at_k, check_compatible, one_standard_error
+from ..experiments import Comparison, at_k, check_compatible, choose_point
 from ..experiments.comparison import summarize
 from ..methods import get_method, k_grid
 from ..methods.knowledge import counts
@@ -55,6 +55,7 @@ class Sweeps(param.Parameterized):
         self.current: str | None = None  # the session's method among the swept ones
         self.current_label = CURRENT  # the legend's name for the current setting's mark
         self.refused = ""  # the methods left out as they cannot honour what the user knows
+        self.n_rows: int | None = None  # the training rows the folds are drawn from
 
     @staticmethod
     def methods(method: str, baselines, data, params: dict, knowledge=None) -> list[str]:
@@ -112,6 +113,7 @@ class Sweeps(param.Parameterized):
         self.current = method if method in methods else None
         self.current_label = CURRENT
         split = data.split()
+        self.n_rows = split.n_samples
         ks = self._ks(method, split, params, n_points)
         if known:  # between the always-included features and those allowed
             pinned, allowed = counts(known, split.n_features)
@@ -183,13 +185,14 @@ class Sweeps(param.Parameterized):
         if self.current not in methods or len(methods) < 2:
             return pd.DataFrame(), []
         result = Comparison(rows=paired, methods=methods, metrics=(metric,), cv=SWEEP_FOLDS,
-                            repeats=SWEEP_REPEATS)
+                            repeats=SWEEP_REPEATS, n_rows=self.n_rows)
         table = result.differences(metric, method=self.current)
         return table, summarize(table, self.current)
 
     def marks(self, metric: str):
-        """(current, choice): the user's setting and the one-standard-error choice of the
-        swept current method, as (#features, mean measure) points, or None."""
+        """(current, choice): the user's setting and the chosen point of the swept current
+        method (the best CV mean, :func:`~explorer.experiments.choose_point`), as
+        (#features, mean measure) points, or None."""
         if self.current is None or self.frame.empty or metric not in self.frame:
             return None, None
         rows = self.frame[self.frame["method"].astype(str) == self.current]
@@ -198,7 +201,7 @@ class Sweeps(param.Parameterized):
             mine = rows[rows["value"] == self.own[1]]
             if not mine.empty and mine["n_selected"].iloc[0] > 0:
                 current = (float(mine["n_selected"].iloc[0]), float(mine[metric].iloc[0]))
-        best = one_standard_error(rows, metric)
+        best = choose_point(rows, metric)
         choice = None if best is None else (float(best["n_selected"]), float(best[metric]))
         return current, choice
 

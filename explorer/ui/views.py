@@ -412,7 +412,7 @@ class SparsityView(pn.viewable.Viewer):
 class AccuracyView(pn.viewable.Viewer):
     """A cross-validated measure versus #selected features, one curve per swept method with
     the 95 % interval of its mean over the repeated folds as a band, the current setting and
-    the one-standard-error choice marked; below it the current method minus each other method
+    the chosen point (best CV mean) marked; below it the current method minus each other method
     at the same k (fold for fold, intervals corrected for overlapping training sets, zero
     marked) with the verdicts in words; seconds per fit; the sweep's rows and every fold's
     scores as CSV."""

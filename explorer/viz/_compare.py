@@ -20,7 +20,8 @@ def difference_plot(differences: pd.DataFrame, method: str, label: str,
     difference of ``label`` over the shared folds and its 95 % interval as an error bar, zero
     as a dashed line; in points (hundredths) for a share (``points``), else in the measure's
     units. Each other method's bars are shifted a little along the log axis to be told apart
-    (its hover gives the true k, ``features``). The ranges span every bar and zero."""
+    (its hover gives the true k, ``features``, and the difference the data could have shown,
+    ``detectable``). The ranges span every bar and zero."""
     scale = 100.0 if points else 1.0
     name = label
     unit = " (points)" if points else ""
@@ -43,14 +44,16 @@ def difference_plot(differences: pd.DataFrame, method: str, label: str,
         low = rows["low"].astype(float).to_numpy() * scale if len(rows) else np.array([])
         high = rows["high"].astype(float).to_numpy() * scale if len(rows) else np.array([])
         verdicts = rows["verdict"].astype(str).tolist() if len(rows) else []
+        shown = rows["detectable"].astype(float).to_numpy() * scale \
+            if len(rows) and "detectable" in rows else np.full(len(rows), np.nan)
         features = rows["value"].astype(int).to_numpy() if len(rows) else np.array([], int)
         data = pd.DataFrame({"k": k, "difference": mean, "below": mean - low,
                              "above": high - mean, "features": features,
-                             "verdict": verdicts})
+                             "detectable": np.round(shown, 2), "verdict": verdicts})
         color = PALETTE[(i + 1) % len(PALETTE)]
         items.append(hv.ErrorBars(data, x, [y, "below", "above"]).opts(
             color=color, line_width=2, lower_head=None, upper_head=None, framewise=True))
-        items.append(hv.Scatter(data, x, [y, "features", "verdict"],
+        items.append(hv.Scatter(data, x, [y, "features", "detectable", "verdict"],
                                 label=f"{method} − {other}").opts(
             color=color, size=8, tools=["hover"], framewise=True))
         xs.extend(k.tolist())

@@ -23,6 +23,7 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e
 SELECTED_COLOR = "#d62728"
 TRUTH_COLOR = "#2ca02c"
 YOURS_COLOR = "#000000"  # the user's own setting among reference curves
+CHOICE_LABEL = "chosen: best CV mean"  # the accuracy view's diamond (choose_point's default rule)
 PINNED_COLOR = "#ff7f0e"  # features the user always includes (orange diamonds)
 BANNED_COLOR = "#555555"  # features the user excludes (grey crossed squares)
 # reference curves avoid red (selected/kept) and black (the user's setting)
@@ -511,7 +512,7 @@ def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
     any other in ``frame``. Cross-validated rows get a band: the 95 % interval of each mean
     over the repeated folds (``<metric>_low``/``_high``), or ± one standard deviation over the
     folds for rows without it. ``current`` and ``choice`` — (#features, value) or None — mark
-    the current model and the one-standard-error choice (always in the legend, empty until
+    the current model and the chosen point (the best CV mean; always in the legend, empty until
     known; ``current_label`` renames the first, e.g. to say that the current setting is not a
     point of this sweep; ``bounded``: the measure is a share, its bands clipped to
     [0, 1]). Both axes span every point and band drawn, on every frame."""
@@ -561,7 +562,7 @@ def accuracy_plot(frame: pd.DataFrame, metric: str, label: str | None = None,
                                 label=str(method)).opts(color=color, size=7,
                                                         tools=["hover"], framewise=True))
     marks = []
-    for point, name, marker in ((choice, "one-standard-error choice", "diamond"),
+    for point, name, marker in ((choice, CHOICE_LABEL, "diamond"),
                                 (current, current_label or "current setting", "star")):
         xy = [point] if point is not None else []
         marks.extend(xy)

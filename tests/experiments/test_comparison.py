@@ -182,14 +182,22 @@ def test_sweep_at_k_refuses_a_fixed_count_and_values_together():
         sweep("fgm", data, values=[2], repeats=2)
 
 
-def test_one_standard_error_of_a_measure_where_smaller_is_better():
-    from explorer.experiments import one_standard_error
+def test_each_rule_of_choosing_k_by_name_for_a_measure_either_way():
+    from explorer.experiments import choose_point, one_standard_error
 
     rows = pd.DataFrame({"method": "lasso", "value": [1, 3, 10, 30], "n_selected": [1, 3, 10, 30],
                          "rmse": [7.7, 2.0, 1.15, 1.1], "rmse_sd": [0.5, 0.3, 0.1, 0.1],
                          "rmse_se": [0.3, 0.2, 0.08, 0.08], "cv": 5, "repeats": 2})
-    choice = one_standard_error(rows, "rmse")
-    assert choice["value"] == 10  # the fewest features within one s.e. of the minimum 1.1
+    # the best mean; ESL's rule with the folds' se 0.1/√10 = 0.032 (1.15 is not within
+    # 1.132); the corrected se 0.08 (1.15 is within 1.18)
+    assert choose_point(rows, "rmse")["value"] == 30
+    assert one_standard_error(rows, "rmse")["value"] == 30
+    assert one_standard_error(rows, "rmse", corrected=True)["value"] == 10
     rows["accuracy"], rows["accuracy_sd"] = [0.6, 0.9, 0.95, 0.96], 0.01
     rows["accuracy_se"] = 0.02
-    assert one_standard_error(rows, "accuracy")["value"] == 10
+    assert choose_point(rows, "accuracy", "one-se")["value"] == 30
+    assert choose_point(rows, "accuracy", "one-se-corrected")["value"] == 10
+    rows.loc[2, "accuracy"] = 0.96  # a tie goes to fewer features
+    assert choose_point(rows, "accuracy", "best")["value"] == 10
+    with pytest.raises(ValueError, match="rule must be one of"):
+        choose_point(rows, "accuracy", "1se")

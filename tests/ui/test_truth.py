@@ -535,7 +535,7 @@ def test_accuracy_view_draws_bands_on_a_log_axis_with_the_current_setting(page: 
           return (m.center || []).filter(a => a.type === 'Legend')
             .flatMap(l => l.items.map(i => i.label && i.label.value));
       return null; }""", "cross-validated measure vs #features")
-    assert {"current setting", "one-standard-error choice", "fisher"} <= set(labels), labels
+    assert {"current setting", "chosen: best CV mean", "fisher"} <= set(labels), labels
     expect(page.locator(".download-sweep")).to_be_visible()
     shot(page)
 

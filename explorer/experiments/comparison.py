@@ -188,7 +188,8 @@ def compare(methods: Sequence[str], dataset, *, ks: Sequence[int] | None = None,
     1    fsa      5     0.947         0.916          0.979
     >>> print(result.verdicts()[0])  # doctest: +NORMALIZE_WHITESPACE
     k = 5: no difference the data can show between fgm and fsa (accuracy:
-    fgm − fsa = +2.3 ± 3.2 points)
+    fgm − fsa = +2.3 ± 3.2 points); at 398 training rows (3-fold CV × 2) only a difference
+    above 4.3 points would show (4 times in 5)
     """
     classes = [_resolve(m) for m in methods]
     names = [cls.registry_name or cls.__name__ for cls in classes]

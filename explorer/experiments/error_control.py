@@ -126,7 +126,12 @@ class StabilitySelection:
         each)."""
         n = int(self.stable.size)
         chosen = n - int(self.pinned.size)
-        head = (f"{n} stable feature{'s' if n != 1 else ''} (selected in at least "
+        named = ""
+        if n:
+            order = sorted(self.stable.tolist(), key=lambda j: -self.frequency[j])
+            named = ": " + ", ".join(str(self.feature_names[j]) for j in order[:10]) + \
+                (f" and {n - 10} more" if n > 10 else "")
+        head = (f"{n} stable feature{'s' if n != 1 else ''}{named} (selected in at least "
                 f"{self.cutoff:.0%} of {2 * self.n_pairs} half-samples, each fit keeping the "
                 f"first {self.q} features to enter along k = {self.ks[0]}–{self.ks[-1]})")
         if self.pinned.size:

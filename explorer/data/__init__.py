@@ -8,11 +8,13 @@ from pathlib import Path
 from ._catalogue import CatalogueEntry, catalogue, catalogue_entries, entry, make
 from ._dataset import Dataset, format_bytes
 from ._errors import DataError
+from ._images import guess_image_shape, looks_like_pixels, parse_shape, with_image_shape
 from ._lazy import lazy_format, load_lazy
 from ._loaders import detect_format, load_file, save
 from ._named import NamedArray, NamedCSC, NamedCSR, with_names
 from ._probes import with_probes
 from ._synthetic import (
+    make_faces,
     make_fgm_groups,
     make_fgm_linear,
     make_fsa_correlated,
@@ -36,7 +38,8 @@ from ._validation import (
 )
 
 
-def load(source, *, label=None, name: str | None = None, **params) -> Dataset:
+def load(source, *, label=None, name: str | None = None, image_shape=None,
+         **params) -> Dataset:
     """Load a dataset from a catalogue name, a file path, or the bytes of an uploaded file.
 
     Parameters
@@ -52,12 +55,29 @@ def load(source, *, label=None, name: str | None = None, **params) -> Dataset:
         Label column of a table (name or position); default: the last column.
     name : str, optional
         File name for bytes input (used to detect the format and in messages).
+    image_shape : (rows, columns) or str, optional
+        Draw the features as images of this shape (``(32, 32)`` or ``"32x32"``; their
+        product is the number of features; ``"none"``: not as images). Without it, a file
+        whose columns look like
+        pixels — a square number of them (8 × 8 up to 256 × 256), named by number or not at
+        all, dense rows — is drawn as square images, and its summary says the shape was
+        guessed.
 
     Raises
     ------
     DataError
         Any problem with the data, with the file named and the place of the problem.
     """
+    dataset = _load(source, label=label, name=name, **params)
+    if image_shape is not None:
+        return with_image_shape(dataset, image_shape)
+    if dataset.source != "synthetic" and not (isinstance(source, str) and
+                                              source in catalogue()):
+        return guess_image_shape(dataset)
+    return dataset
+
+
+def _load(source, *, label=None, name: str | None = None, **params) -> Dataset:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return load_file(source, label=label, name=name)
     if isinstance(source, str) and source in catalogue() and not os.path.exists(source):
@@ -82,9 +102,9 @@ __all__ = [
     "check_binary", "check_finite", "check_labels", "check_rows", "detect_format", "entry",
     "format_bytes", "infer_task",
     "lazy_format", "load", "load_file", "load_lazy",
-    "make", "make_fgm_groups", "make_fgm_linear", "make_fsa_correlated",
+    "make", "make_faces", "make_fgm_groups", "make_fgm_linear", "make_fsa_correlated",
     "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_planted_logistic", "make_ranking",
     "make_semi_supervised",
     "make_sparse_wide", "make_text_like", "make_textures", "make_xor", "save", "with_names",
-    "with_probes",
+    "with_probes", "with_image_shape", "guess_image_shape", "looks_like_pixels", "parse_shape",
 ]

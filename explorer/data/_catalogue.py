@@ -233,7 +233,7 @@ def _file_entries() -> list[CatalogueEntry]:
     if DATASETS_DIR.is_dir():
         for path in sorted(DATASETS_DIR.iterdir()):
             if path.suffix.lower() in (".csv", ".tsv", ".svm", ".svmlight", ".libsvm", ".npz",
-                                       ".parquet", ".gz", ".bz2"):
+                                       ".parquet", ".mat", ".gz", ".bz2"):
                 stem = path.name.split(".")[0]
                 found.append(CatalogueEntry(stem, partial(load_file, path),
                                             f"file datasets/{path.name}", "file"))

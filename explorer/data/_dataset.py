@@ -168,6 +168,8 @@ class Dataset:
             parts.append(self.task)
         if self.has_test:
             parts.append(f"test {self.X_test.shape[0]:,}")
+        if self.meta.get("image_shape_guessed"):
+            parts.append(f"drawn as images: {self.meta['image_shape_guessed']}")
         if self.X_unlabeled is not None:
             same = self.meta.get("setting") == "transductive"
             parts.append(f"unlabeled {self.X_unlabeled.shape[0]:,}" +

@@ -1,4 +1,5 @@
-"""File loaders: LIBSVM/svmlight, CSV/TSV, NumPy ``.npz`` and Parquet, from paths or bytes.
+"""File loaders: LIBSVM/svmlight, CSV/TSV, NumPy ``.npz``, Parquet and MATLAB ``.mat`` (v5 and
+v7.3), from paths or bytes.
 
 Every problem with the file becomes a :class:`DataError` that names the file, says what is
 wrong and where (line, row, column), never a traceback from deep inside a parser.
@@ -27,13 +28,20 @@ SVMLIGHT_EXT = (".svm", ".svmlight", ".libsvm", ".svml")
 CSV_EXT = (".csv", ".tsv", ".tab")
 NPZ_EXT = (".npz",)
 PARQUET_EXT = (".parquet", ".pq")
+MAT_EXT = (".mat",)
 COMPRESSED = (".gz", ".bz2")
 FORMATS = {
     "svmlight": SVMLIGHT_EXT,
     "csv": CSV_EXT,
     "npz": NPZ_EXT,
     "parquet": PARQUET_EXT,
+    "mat": MAT_EXT,
 }
+# the variable names of the features and the labels in the .mat files users bring: X and Y
+# (the feature-selection benchmark collections, the papers' code), fea and gnd (Deng Cai's
+# face and text sets), data/label and their lower- and upper-case forms
+MAT_FEATURES = ("X", "x", "fea", "data", "features", "Data")
+MAT_LABELS = ("Y", "y", "gnd", "label", "labels", "target", "Label", "Labels", "class")
 
 
 # ----------------------------------------------------------------------------- entry points
@@ -47,7 +55,7 @@ def load_file(source, *, label=None, name: str | None = None, fmt: str | None = 
         Label column for table formats (name, or position; default: the last column).
     name : str, optional
         File name used for format detection and in messages (required for bytes).
-    fmt : {"svmlight", "csv", "npz", "parquet"}, optional
+    fmt : {"svmlight", "csv", "npz", "parquet", "mat"}, optional
         Force a format instead of detecting it from the extension / content.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -70,7 +78,7 @@ def load_file(source, *, label=None, name: str | None = None, fmt: str | None = 
     raw, inner = _decompress(raw, fname)
     fmt = fmt or detect_format(inner, raw)
     readers = {"svmlight": _read_svmlight, "csv": _read_csv, "npz": _read_npz,
-               "parquet": _read_parquet}
+               "parquet": _read_parquet, "mat": _read_mat}
     if fmt not in readers:
         raise DataError(f"unknown format {fmt!r}; expected one of {sorted(readers)}", source=fname)
     ds = readers[fmt](raw, fname, label)
@@ -87,6 +95,9 @@ def detect_format(fname: str, raw: bytes) -> str:
             return fmt
     if raw[:4] == b"PAR1":
         return "parquet"
+    if raw[:10] == b"MATLAB 5.0" or raw[:8] == b"\x89HDF\r\n\x1a\n" or \
+            raw[512:520] == b"\x89HDF\r\n\x1a\n":
+        return "mat"
     if raw[:2] == b"PK":
         return "npz"
     head = raw[:4096].decode("utf-8", errors="replace").splitlines()
@@ -166,6 +177,7 @@ def _finish(X, y, fname, *, feature_names=None, task=None, query=None,
     if y is None:
         raise DataError("has no labels", source=fname)
     check_rows(X, y, source=fname)
+    _check_enough_rows(y, fname)
     task = task or infer_task(y)
     y = check_labels(y, task=task, source=fname, what=label_name)
     if task == "classification" and y.dtype.kind == "f" and np.all(y == np.round(y)):
@@ -174,6 +186,19 @@ def _finish(X, y, fname, *, feature_names=None, task=None, query=None,
         task = "ranking"
     return Dataset(X=X, y=y, name="", feature_names=feature_names, task=task, query=query,
                    **(extra or {}))
+
+
+MIN_ROWS = 5  # a file's rows: some to fit on, some held out to test on
+
+
+def _check_enough_rows(y, fname: str) -> None:
+    """Refuse a file too small to split and fit: fewer than ``MIN_ROWS`` rows (every fit of a
+    2-row file failed, after the file had been accepted)."""
+    n = len(y)
+    if n < MIN_ROWS:
+        raise DataError(f"has only {n} data row{'s' if n != 1 else ''}: the explorer fits on "
+                        f"some rows and tests on the others, which needs at least {MIN_ROWS}",
+                        source=fname)
 
 
 # ----------------------------------------------------------------------------- svmlight
@@ -424,3 +449,89 @@ def _read_npz(raw: bytes, fname: str, label) -> Dataset:
             raise
         raise DataError(f"is a damaged .npz archive ({exc})", source=fname) from None
     return _finish(X, y, fname, feature_names=names, extra=extra)
+
+
+# ----------------------------------------------------------------------------- MATLAB
+def _read_mat(raw: bytes, fname: str, label) -> Dataset:
+    """A MATLAB file: v5 (scipy.io) or v7.3 (HDF5, h5py). The features are the first of
+    ``MAT_FEATURES`` it holds, the labels the variable ``label`` names or else the first of
+    ``MAT_LABELS``; a sparse matrix stays sparse. Rows are examples: a features variable with
+    as many columns as there are labels (and not as many rows) is transposed."""
+    variables = _mat_variables(raw, fname)
+    names = sorted(variables)
+    wanted = [label] if isinstance(label, str) else list(MAT_LABELS)
+    x_key = next((k for k in MAT_FEATURES if k in variables), None)
+    y_key = next((k for k in wanted if k in variables), None)
+    if x_key is None:
+        raise DataError(f"has no features variable (looked for {', '.join(MAT_FEATURES)}); "
+                        f"its variables are: {', '.join(names) or 'none'}", source=fname)
+    if y_key is None:
+        looked = ", ".join(wanted)
+        raise DataError(f"has no labels variable (looked for {looked}); its variables are: "
+                        f"{', '.join(names)}", source=fname)
+    X, y = variables[x_key], variables[y_key]
+    y = np.asarray(y.toarray() if sp.issparse(y) else y)
+    if y.ndim == 2 and 1 in y.shape:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise DataError(f"its labels {y_key!r} are a {y.shape[0]} × {y.shape[1]} matrix; "
+                        "expected one label per row (a vector)", source=fname)
+    if y.dtype.kind in "US":
+        y = np.char.strip(y.astype(str))
+    if X.ndim != 2:
+        raise DataError(f"its features {x_key!r} have {X.ndim} dimensions; expected a "
+                        "matrix of rows × features", source=fname)
+    if X.shape[0] != y.size and X.shape[1] == y.size:
+        X = X.T
+    if sp.issparse(X):
+        X = X.tocsr().astype(np.float64)
+    else:
+        X = np.asarray(X, dtype=np.float64)
+    return _finish(X, y, fname, label_name=f"the labels {y_key!r}")
+
+
+def _mat_variables(raw: bytes, fname: str) -> dict:
+    """The variables of a MATLAB file by name (2-D arrays, sparse kept sparse)."""
+    hdf5 = raw[:8] == b"\x89HDF\r\n\x1a\n" or raw[512:520] == b"\x89HDF\r\n\x1a\n"
+    if not hdf5:
+        from scipy.io import loadmat
+        from scipy.io.matlab import MatReadError
+
+        try:
+            found = loadmat(io.BytesIO(raw), squeeze_me=False)
+        except (MatReadError, ValueError, TypeError, OSError, NotImplementedError,
+                IndexError, KeyError, EOFError) as exc:
+            if "HDF" in str(exc) or "7.3" in str(exc):
+                hdf5 = True
+            else:
+                raise DataError(f"is not a readable MATLAB file ({exc})", source=fname) \
+                    from None
+        else:
+            return {k: v for k, v in found.items() if not k.startswith("__")}
+    try:
+        import h5py
+    except ImportError:  # pragma: no cover - a declared dependency
+        raise DataError("is a MATLAB v7.3 (HDF5) file, which needs the h5py package: "
+                        "pip install h5py", source=fname) from None
+    out = {}
+    try:
+        with h5py.File(io.BytesIO(raw), "r") as f:
+            for key, item in f.items():
+                if key.startswith("#"):
+                    continue
+                if isinstance(item, h5py.Group) and "jc" in item and "ir" in item:
+                    rows = int(item.attrs.get("MATLAB_sparse", 0))
+                    jc = np.asarray(item["jc"], dtype=np.int64)
+                    data = np.asarray(item["data"]) if "data" in item else \
+                        np.ones(jc[-1])
+                    out[key] = sp.csc_matrix((data, np.asarray(item["ir"], dtype=np.int64),
+                                              jc), shape=(rows, jc.size - 1))
+                elif isinstance(item, h5py.Dataset):
+                    value = np.asarray(item)
+                    if item.attrs.get("MATLAB_class", b"") in (b"char", "char"):
+                        value = np.array(["".join(map(chr, row)) for row in value.T])
+                    out[key] = value.T if value.ndim == 2 else value  # MATLAB is column-major
+    except (OSError, ValueError, KeyError) as exc:
+        raise DataError(f"is not a readable MATLAB v7.3 (HDF5) file ({exc})",
+                        source=fname) from None
+    return out

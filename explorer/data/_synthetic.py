@@ -297,6 +297,28 @@ def make_xor(n_samples: int = 1000, n_features: int = 20, n_informative: int = 2
     )
 
 
+def make_faces(n_subjects: int = 15, per_subject: int = 6, side: int = 32,
+               seed: int = 7) -> Dataset:
+    """Stand-in "faces" in the layout users bring them (one row of ``side``² pixels per
+    image, ``n_subjects`` classes numbered from 1, as the face sets of the feature-selection
+    benchmarks): each subject a smooth blob of its own place and width, each of its images
+    shifted a little, plus noise."""
+    rng = _rng(seed)
+    yy, xx = np.mgrid[0:side, 0:side].astype(float)
+    images, labels = [], []
+    for subject in range(1, n_subjects + 1):
+        cy, cx = rng.uniform(side / 4, 3 * side / 4, 2)
+        width = rng.uniform(side / 10, side / 4)
+        for _ in range(per_subject):
+            dy, dx = rng.normal(0, 0.7, 2)
+            blob = np.exp(-((yy - cy - dy) ** 2 + (xx - cx - dx) ** 2) / (2 * width ** 2))
+            images.append((blob + 0.05 * rng.random((side, side))).ravel())
+            labels.append(subject)
+    return Dataset(X=np.array(images), y=np.array(labels), image_shape=(side, side),
+                   name="faces", description=f"{n_subjects} subjects' {side}×{side} images "
+                   "(synthetic stand-ins)", source="synthetic", licence="synthetic")
+
+
 def make_textures(n_per_class: int = 200, patch: int = 16, n_classes: int = 3,
                   noise: float = 0.5, n_test_per_class: int = 200, seed: int = 0) -> Dataset:
     """Oriented-texture patches for Gabor features (stand-in for the Brodatz patches of §6.2).

@@ -199,15 +199,18 @@ def check_labels(y, *, task: str = "classification", source: str | None = None,
     return y
 
 
-def check_binary(y, *, method: str, source: str | None = None) -> np.ndarray:
-    """Raise unless ``y`` has exactly two classes; return the sorted classes."""
+def check_binary(y, *, method: str, source: str | None = None,
+                 instead: str = "") -> np.ndarray:
+    """Raise unless ``y`` has exactly two classes (the labels named as they read, the methods
+    that take more classes in ``instead``); return the sorted classes."""
     classes = np.unique(np.asarray(y))
     if len(classes) != 2:
-        shown = ", ".join(repr(c) for c in classes[:10]) + (", …" if len(classes) > 10 else "")
+        shown = ", ".join(str(_plain(c)) for c in classes[:6]) + \
+            (", …" if len(classes) > 6 else "")
         raise DataError(
-            f"Only binary classification is supported: {method} needs a binary target, but "
-            f"the labels have {len(classes)} classes ({shown}); pick a two-class dataset (e.g. "
-            "digits-3v8) or a method with a multi-class form", source=source)
+            f"{method} takes two classes and these labels have {len(classes)} ({shown}): "
+            f"pick a two-class dataset (e.g. digits-3v8) or a method that takes more classes"
+            f"{': ' + instead if instead else ''}", source=source)
     return classes
 
 

@@ -37,7 +37,7 @@ def test_an_upload_reads_its_table_and_keeps_the_previous_one_on_a_bad_file():
     source = DataSource()
     with pytest.raises(DataError):
         source.build(UPLOAD)  # nothing uploaded yet
-    good = b"a,b,c,label\n1,2,3,x\n4,5,6,y\n7,8,9,x\n1,1,1,y\n"
+    good = b"a,b,c,label\n1,2,3,x\n4,5,6,y\n7,8,9,x\n1,1,1,y\n2,3,1,x\n"
     ds = source.read_upload(good, "good.csv", "label")
     assert ds.n_features == 3 and source.table_columns() == ["a", "b", "c", "label"]
     with pytest.raises(DataError):
@@ -48,7 +48,7 @@ def test_an_upload_reads_its_table_and_keeps_the_previous_one_on_a_bad_file():
 
 def test_served_files_and_the_upload_limit(tmp_path, monkeypatch):
     path = tmp_path / "mine.csv"
-    path.write_text("x,y,label\n1,2,a\n3,4,b\n5,6,a\n7,8,b\n")
+    path.write_text("x,y,label\n1,2,a\n3,4,b\n5,6,a\n7,8,b\n9,1,a\n")
     monkeypatch.setenv("EXPLORER_DATA", str(path))
     monkeypatch.setenv("EXPLORER_MAX_UPLOAD_MB", "1")
     assert local_files() == {"mine.csv": str(path)} and "mine.csv" in available_datasets()

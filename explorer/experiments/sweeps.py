@@ -21,6 +21,7 @@ from .._params import specs_by_name
 from ..data import DataError, Dataset, check_binary, load
 from ..methods import REGISTRY, get_method, k_grid
 from ..methods.knowledge import by_index, counts, pinned_count
+from ..methods.registry import multiclass_methods
 from ..metrics import METRICS, evaluate, recovery
 from .inference import LEVEL, interval_of_mean
 
@@ -122,7 +123,7 @@ def check_compatible(method, dataset: Dataset, params: dict | None = None) -> No
             raise DataError(f"{name} is a classifier but the target is a {dataset.task} "
                             f"target{_remedy(cls, dataset.task, params)}", source=source)
         if cls.multiclass == "binary":
-            check_binary(dataset.y, method=name, source=source)
+            check_binary(dataset.y, method=name, source=source, instead=multiclass_methods())
     elif task == "regression" and dataset.task == "classification":
         raise DataError(f"{name} with these settings is a regressor but the target holds "
                         f"class labels{_remedy(cls, dataset.task, params)}", source=source)

@@ -29,7 +29,7 @@ from ..optim import WarmStart
 from . import knowledge as _knowledge
 from .multiclass import fit_one_vs_rest
 from .records import Callback, IterationRecord, Recorder, built
-from .registry import REGISTRY, get_method, register
+from .registry import REGISTRY, get_method, multiclass_methods, register
 
 __all__ = ["REGISTRY", "SWEEP_FEATURES", "BaseSelector", "Callback", "IterationRecord",
            "Recorder", "built", "get_method", "register"]
@@ -414,7 +414,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
                 y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
                 self._fit(X, y_pm, recorder, **fit_params)
             elif self.multiclass == "binary":
-                check_binary(y, method=self._describe())
+                check_binary(y, method=self._describe(), instead=multiclass_methods())
             elif self.multiclass == "ovr":
                 fit_one_vs_rest(self, X, y, recorder, fit_params)
             else:

@@ -54,7 +54,7 @@ class _Abess(BaseSelector):
         self.ic = ic
         self.fit_intercept = fit_intercept
 
-    def _model(self, size: int, warm):  # pragma: no cover - overridden
+    def _model(self, size: int, warm, multi: bool = False):  # pragma: no cover - overridden
         raise TypeError("abstract")
 
     def _target(self, y):
@@ -64,7 +64,12 @@ class _Abess(BaseSelector):
         n, m = X.shape
         if sp.issparse(X):
             X = _densified(X)
-        target = np.asarray(self._target(y), dtype=np.float64)
+        # more than two classes reach here as their labels (the base's native path): abess's
+        # multinomial model, its support the features any class uses
+        multi = self._task == "classification" and len(getattr(self, "classes_", ())) > 2 \
+            and not np.all(np.isin(y, (-1.0, 1.0)))
+        target = np.searchsorted(self.classes_, y).astype(np.float64) if multi else \
+            np.asarray(self._target(y), dtype=np.float64)
         self._check_rows(n, recorder)
         # abess standardises the columns: a constant one (or one constant up to rounding, as
         # a z-scored column is inside a fold where it takes one value) cannot enter a support
@@ -81,23 +86,30 @@ class _Abess(BaseSelector):
             list(range(max(1, always.size), min(int(self.k_max), top) + 1))
         best, warm = None, None
         for size in sizes:
-            model = self._model(size, warm)
+            model = self._model(size, warm, multi)
             if always.size:
                 model.set_params(always_select=always.tolist())
             model.fit(Xv, target)
-            coef = np.zeros(m)
-            coef[varying] = np.asarray(model.coef_, dtype=np.float64).ravel()
-            intercept = float(np.ravel(model.intercept_)[0])
-            support = np.union1d(np.flatnonzero(coef), pinned)
+            if multi:  # abess's (features, classes) weights as the contract's (classes, features)
+                coef = np.zeros((len(self.classes_), m))
+                coef[:, varying] = np.asarray(model.coef_, dtype=np.float64).T
+                intercept = np.asarray(model.intercept_, dtype=np.float64).ravel()
+            else:
+                coef = np.zeros(m)
+                coef[varying] = np.asarray(model.coef_, dtype=np.float64).ravel()
+                intercept = float(np.ravel(model.intercept_)[0])
+            used = np.flatnonzero(np.any(np.atleast_2d(coef) != 0, axis=0))
+            support = np.union1d(used, pinned)
             criterion = float(model.eval_loss_)
             if best is None or criterion < best[0]:
                 best = (criterion, coef, intercept, size + constant.size)
             self._store(*best[1:], pinned=pinned)
-            warm = np.searchsorted(varying, np.flatnonzero(coef))
+            warm = np.searchsorted(varying, used)
             go_on = recorder.emit(objective=float(model.train_loss_), n_selected=support.size,
                                   selected=support,
                                   info={"support_size": size, "criterion": criterion,
-                                        "weights": coef[support]})
+                                        "weights": np.abs(np.atleast_2d(coef)).max(
+                                            axis=0)[support]})
             if not go_on:
                 break
 
@@ -124,14 +136,15 @@ class _Abess(BaseSelector):
     def _store(self, coef, intercept, size, pinned=()):
         self.coef_ = coef
         self.intercept_ = intercept
-        self.support_ = coef != 0
+        self.support_ = np.any(np.atleast_2d(coef) != 0, axis=0)
         self.support_[np.asarray(pinned, dtype=np.int64)] = True  # in the model at any weight
         self.k_ = int(size)
 
 
 @register("abess")
 class Abess(_Abess):
-    """abess's logistic model (binary classification) at support size ``k``.
+    """abess's logistic model at support size ``k`` (two classes), its multinomial model (more
+    than two: ``k`` features shared by every class's weights).
 
     Parameters
     ----------
@@ -150,16 +163,17 @@ class Abess(_Abess):
     """
 
     display_name = "abess (best subset)"
-    multiclass = "binary"
+    multiclass = "native"  # two classes: the logistic model; more: the multinomial one
 
     def _target(self, y):
         return (np.asarray(y) > 0).astype(np.float64)
 
-    def _model(self, size, warm):
-        from abess.linear import LogisticRegression
+    def _model(self, size, warm, multi=False):
+        from abess.linear import LogisticRegression, MultinomialRegression
 
-        return LogisticRegression(support_size=[size], ic_type=self.ic, A_init=warm,
-                                  fit_intercept=self.fit_intercept)
+        model = MultinomialRegression if multi else LogisticRegression
+        return model(support_size=[size], ic_type=self.ic, A_init=warm,
+                     fit_intercept=self.fit_intercept)
 
 
 @register("abess-reg")
@@ -173,7 +187,7 @@ class AbessRegressor(_Abess):
     def _task(self) -> str:
         return "regression"
 
-    def _model(self, size, warm):
+    def _model(self, size, warm, multi=False):
         from abess.linear import LinearRegression
 
         return LinearRegression(support_size=[size], ic_type=self.ic, A_init=warm,

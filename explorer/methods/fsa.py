@@ -138,7 +138,7 @@ class FSA(BaseSelector):
         "work_columns", "working_set"
     })
     sparsity_param = "k"
-    multiclass = "binary"
+    multiclass = "ovr"  # one binary fit per class, then k shared by them (the base's cut)
     supports_warm_start = True
     accepts_chunked = True
     has_schedule = True

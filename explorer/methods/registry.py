@@ -27,3 +27,10 @@ def get_method(name: str) -> type:
     except KeyError:
         raise KeyError(f"no method named {name!r}; known: {', '.join(sorted(REGISTRY))}") \
             from None
+
+
+def multiclass_methods() -> str:
+    """The registered classifiers that take more than two classes, named for a message."""
+    names = [cls.display_name or key for key, cls in sorted(REGISTRY.items())
+             if cls.multiclass != "binary" and cls()._task == "classification"]
+    return ", ".join(names)

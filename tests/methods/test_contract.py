@@ -204,6 +204,7 @@ def _sklearn_checks():
     """scikit-learn's estimator checks for every registered method, without the array-API ones (that
     optional namespace support is not part of the contract)."""
     small = {"rfe": {"k": 2}, "fisher": {"k": 2}, "lasso": {"k": 2}, "fgm": {"B": 2},
+             "abess": {"k": 2}, "abess-reg": {"k": 2},
              "fsa": {"k": 2, "n_iter": 200}, "fs-multi": {"B": 2}, "fs-manifold": {"m": 2},
              "grfl": {"max_features": 3}}
     estimators = [cls(**small.get(name, {})) for name, cls in sorted(REGISTRY.items())]

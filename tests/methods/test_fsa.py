@@ -233,16 +233,15 @@ def test_stop_leaves_a_usable_model(correlated):
     assert est.score(correlated.X_test, correlated.y_test) > 0.8
 
 
-def test_binary_only_with_a_clear_message(tmp_path):
-    ds = make("wine")
-    with pytest.raises(DataError, match="FSA needs a binary target.*3 classes"):
-        FSA(k=3).fit(ds.X, ds.y)
+def test_three_classes_one_vs_rest_with_k_shared(tmp_path):
+    ds = make("wine").split(test_size=0.3, seed=0)
+    est = FSA(k=3).fit(ds.X, ds.y)
+    assert est.n_selected_ == 3 and est.coef_.shape == (3, 13)
+    assert est.score(ds.X_test, ds.y_test) > 0.8
     path = tmp_path / "three_classes.csv"
     rows = ["a,b,label"] + [f"{i},{i % 5},{i % 3}" for i in range(30)]
     path.write_text("\n".join(rows))
-    loaded = load(path)
-    with pytest.raises(DataError, match="three_classes.csv.*binary target"):
-        check_compatible("fsa", loaded)
+    check_compatible("fsa", load(path))  # no refusal
 
 
 def test_k_larger_than_features():

@@ -10,7 +10,7 @@ from explorer import load
 from explorer.data import DataError
 from explorer.methods import get_method
 
-OVR_WITH_K = ["fgm", "fs-multi", "l1-logreg"]
+OVR_WITH_K = ["fgm", "fs-multi", "l1-logreg", "fsa"]
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +94,31 @@ def test_a_pinned_feature_stays_in_the_shared_cut_at_weight_zero(name, digits):
     assert est.support_[pinned] and est.n_selected_ == 6 == est.support_.sum()
     for member in est.estimators_:
         assert member.support_[pinned]
+
+
+def test_abess_takes_many_classes_with_its_multinomial_model(digits):
+    X, y = digits
+    est = get_method("abess")(k=12).fit(X, y)
+    assert est.coef_.shape == (10, 64) and est.n_selected_ == 12
+    assert set(np.flatnonzero(np.any(est.coef_ != 0, axis=0))) == set(est.selected_features_)
+    assert est.score(X, y) > 0.8
+    labels = np.array([f"digit {c}" for c in y])  # labels as words keep their names
+    named = get_method("abess")(k=12).fit(X, labels)
+    assert named.predict(X[:3]).tolist() == [f"digit {c}" for c in
+                                              est.predict(X[:3]).tolist()]
+
+
+def test_every_classifier_takes_fifteen_classes():
+    from explorer.methods import REGISTRY
+
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(1, 16), 8)
+    X = rng.normal(size=(120, 36)) + np.eye(15, 36)[y - 1] * 3.0
+    for name, cls in sorted(REGISTRY.items()):
+        if cls()._task != "classification":
+            continue
+        params = {"k": 10} if "k" in cls().get_params() else {}
+        params = {"m": 10} if name == "fs-manifold" else params
+        est = cls(**params).fit(X, y)
+        assert est.predict(X).shape == (120,), name
+        assert set(est.predict(X)) <= set(y.tolist()), name

@@ -42,6 +42,8 @@ def convergence_curve(data: pd.DataFrame, xlabel: str = "inner step (total)",
     penalty, so positive; ``log=False`` (an objective of 0 on degenerate data, which a log
     axis cannot show) draws it on a linear axis."""
     refit = data["refit"].astype(bool) if "refit" in data else np.zeros(len(data), dtype=bool)
+    if "member" in data and data["member"].astype(str).nunique() > 1:
+        xlabel += " · dotted: the next class"
     low, high = log_span(data["objective"]) if log else (None, None)
     limits = {} if low is None else {"ylim": (low, high)}
     ticks = log_ticks(low, high)
@@ -63,14 +65,15 @@ def member_starts(data: pd.DataFrame, x: str) -> hv.VLines:
     """Dotted lines where each class's binary fit starts, after the first, in a one-vs-rest
     fit (its members' records come one class after another on the same axes; ``member``
     column); none for a single fit, but always the layer, so a streaming view keeps its
-    layers."""
+    layers. Never in the legend: an entry that appears mid-fit (with the second class) left
+    BokehJS without a view for the legend ("cannot find a view for Legend", on every later
+    update); the x axis's label names them instead (:func:`convergence_curve`)."""
     starts = np.zeros(0)
     if "member" in data and len(data):
         member = data["member"].astype(str).to_numpy()
         change = np.flatnonzero(member[1:] != member[:-1]) + 1
         starts = data[x].to_numpy(dtype=float)[change] - 0.5  # between two classes' points
-    return hv.VLines(pd.DataFrame({x: starts}), kdims=[x],
-                     label="next class (one-vs-rest)" if starts.size else "").opts(
+    return hv.VLines(pd.DataFrame({x: starts}), kdims=[x]).opts(
         color=PALETTE[7], line_dash="dotted", line_width=1.5)
 
 
@@ -319,8 +322,17 @@ def pixel_image(values: np.ndarray, image_shape: tuple[int, int], vdim: str) -> 
     :func:`pixel_centres`), so no two views can disagree on the orientation."""
     h, w = image_shape
     grid = np.asarray(values, dtype=float).reshape(h, w)
-    # hv.Image draws an array's first row at the top: row r spans y ∈ [h − r − 1, h − r]
-    return hv.Image(grid, bounds=(0, 0, w, h), kdims=["column", "row"], vdims=[vdim])
+    # hv.Image draws an array's first row at the top: row r spans y ∈ [h − r − 1, h − r];
+    # its axes are labelled by pixel row and column (r0 at the top, as the names r0c6 say:
+    # the y axis's own numbers ran from 0 at the bottom, and r0c6 read as row 7)
+    return hv.Image(grid, bounds=(0, 0, w, h), kdims=["column", "row"], vdims=[vdim]).opts(
+        xticks=_pixel_ticks(w, lambda c: c + 0.5), yticks=_pixel_ticks(h, lambda r: h - r - 0.5))
+
+
+def _pixel_ticks(n: int, at, most: int = 9) -> list[tuple[float, str]]:
+    """Ticks naming pixel rows or columns 0 … n − 1 at their centres, at most ``most``."""
+    step = max(1, int(np.ceil(n / most)))
+    return [(float(at(i)), str(i)) for i in range(0, n, step)]
 
 
 def pixel_centres(indices, image_shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -344,10 +356,11 @@ def feature_at(x: float, y: float, image_shape: tuple[int, int] | None,
 
 
 def given_title(pinned=(), banned=()) -> str:
-    """What the marks of :func:`given_marks` mean, for a view's title (empty when none)."""
-    said = (["◆ always included"] if len(pinned) else []) + \
-        (["⊠ excluded"] if len(banned) else [])
-    return "\n" + ", ".join(said) if said else ""
+    """What the marks of :func:`given_marks` mean, for a view's title (empty when none), on
+    the title's one line: Bokeh sizes a title for one line, and a second pushed the first
+    off the top of the plot."""
+    said = (["◆ always in"] if len(pinned) else []) + (["⊠ excluded"] if len(banned) else [])
+    return " · " + ", ".join(said) if said else ""
 
 
 def given_marks(pinned=(), banned=(), image_shape: tuple[int, int] | None = None,

@@ -127,7 +127,7 @@ def simplex_weights(p, m: int, title: str, image_shape=None, truth=None):
     if image_shape is not None and int(np.prod(image_shape)) == p.size:
         image = pixel_image(p, image_shape, "p").opts(
             cmap="Greys", clim=(0, 1), colorbar=True, tools=["hover"], xaxis=None,
-            yaxis=None, aspect="equal")
+            yaxis=None, data_aspect=1, responsive=True, framewise=True)
         top = np.argsort(-p, kind="stable")[:m]
         marks = hv.Points(pixel_centres(top, image_shape), label="selected").opts(
             color=SELECTED_COLOR, size=7, marker="circle")

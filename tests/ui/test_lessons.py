@@ -111,6 +111,47 @@ def test_fs_manifold_lesson_says_what_tau_does(page: Page, server):
     assert abs(sum(values) - 10) < 1e-6 and min(values) >= -1e-9 and max(values) <= 1 + 1e-9
 
 
+
+# each marker of a figure (by title) in page pixels, and the box of the pane that shows it
+MARKS_ON_PAGE = """title => {
+  let found = null;
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (!m.title || !m.title.text || !m.title.text.startsWith(title) || !m.renderers) continue;
+    const view = Bokeh.index.find_one(m);
+    if (!view) continue;  // an earlier step's figure, no longer drawn
+    const canvas = view.el.getBoundingClientRect();
+    const xs = view.frame.x_scale, ys = view.frame.y_scale;
+    const points = [];
+    for (const r of m.renderers) {
+      if (!r.glyph || r.glyph.type !== 'Scatter') continue;
+      const d = r.data_source.data, get = k => d instanceof Map ? d.get(k) : d[k];
+      const X = get(r.glyph.x.field), Y = get(r.glyph.y.field);
+      for (let i = 0; i < X.length; i++)
+        points.push([canvas.left + xs.compute(X[i]), canvas.top + ys.compute(Y[i])]);
+    }
+    found = points;
+  }
+  return found; }"""
+
+
+def test_fs_manifold_lessons_p_image_shows_every_column_and_mark(page: Page, server, shot):
+    """The p image was cropped at 1,600 px: columns 0–5 of 8 shown, 2 of the 10 red marks
+    off the canvas. Every mark lies inside the pane that shows the image."""
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    page.goto(f"{server}/teach_fs_manifold")
+    for n in (1, 2, 3):
+        _step(page, n, "Iteration")
+    marks = wait_for(lambda: page.evaluate(MARKS_ON_PAGE, "2 · p (Σp = 10)"), 20)
+    assert len(marks) == 10
+    box = page.locator(".view-weights").first.bounding_box()
+    for x, y in marks:
+        assert box["x"] <= x <= box["x"] + box["width"], (x, box)
+        assert box["y"] <= y <= box["y"] + box["height"], (y, box)
+    weights = figure(page, "2 · p (Σp = 10)")
+    assert weights["x"][0] <= 0 and weights["x"][1] >= 8
+    shot(page, "p-image")
+
+
 def test_a_lesson_that_has_ended_stays_ended_until_restart(page: Page, server, server_log):
     """Step after the last iteration used to start a new fit without a word: the page went back
     to iteration 1. The ended fit stays, says why it ended, and only Restart starts again."""

@@ -97,7 +97,8 @@ def test_the_users_pinned_and_banned_pixels_are_marked_where_they_are_drawn(draw
     centre, model = _bright_cell(element)
     assert _marker_points(model, "diamond") == [centre] == [TOP_LEFT]
     assert _marker_points(model, "square_x") == [(SHAPE[1] - 0.5, 0.5)]
-    assert "always included" in model.title.text and "excluded" in model.title.text
+    title = model.title.text
+    assert "◆ always in" in title and "excluded" in title and "\n" not in title  # one line
     plain = hv.render(viz.weight_image(values, SHAPE, [0]) if draw == "weights"
                       else viz.frequency_image(values, SHAPE), backend="bokeh")
     assert not _marker_points(plain, "diamond") and "included" not in plain.title.text
@@ -107,3 +108,15 @@ def test_the_entry_map_marks_the_pinned_columns_it_draws():
     model = hv.render(viz.selection_map(np.ones((2, 3)), np.array([4, 9, 1]), pinned=[9, 7]),
                       backend="bokeh")
     assert _marker_points(model, "diamond") == [(1.5, 0.5)]  # 7 is not drawn
+
+
+def test_the_axes_of_an_image_name_pixel_rows_top_down_as_the_names_do():
+    """The frequency grid's y axis read 0 at the bottom: r0c6, drawn in the top row, read
+    as row 7. Its ticks now name each row at its centre, r0 at the top."""
+    model = hv.render(viz.frequency_image(np.arange(64.0) / 64, (8, 8)), backend="bokeh")
+    yticks = model.yaxis[0].major_label_overrides
+    assert yticks[7.5] == "0" and yticks[0.5] == "7"
+    xticks = model.xaxis[0].major_label_overrides
+    assert xticks[0.5] == "0" and xticks[6.5] == "6"
+    wide = hv.render(viz.frequency_image(np.zeros(32 * 32), (32, 32)), backend="bokeh")
+    assert len(wide.yaxis[0].major_label_overrides) <= 9

@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,dev]'
+	$(VENV)/bin/explorer warm
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -147,6 +147,32 @@ def text_data(page, url: str) -> None:
     page.set_viewport_size(WINDOW)
 
 
+def uploads(page, url: str) -> None:
+    """A user's own images: 15 subjects' faces as a MATLAB file through the file box, the
+    shape guessed, FGM's weights on the 32 × 32 grid."""
+    import tempfile
+
+    import scipy.io
+
+    from explorer.data import make_faces
+
+    faces = make_faces()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "faces.mat"
+        scipy.io.savemat(path, {"X": faces.X, "Y": faces.y[:, None]})
+        page.goto(f"{url}/explorer?dataset=digits-3v8&method=fgm")
+        expect(page.get_by_text(DONE).first).to_be_visible(timeout=60_000)
+        page.locator(".upload-file input[type=file]").set_input_files(str(path))
+        expect(page.locator(".data-summary").get_by_text("faces.mat")).to_be_visible(
+            timeout=60_000)
+        expect(page.get_by_text(DONE).first).to_be_visible(timeout=90_000)
+        page.set_viewport_size(TALL)
+        tab(page, "Sparsity map")
+        settle(page, 2500)
+        save(page, "explorer-uploaded-faces", ".data-summary", ".view-sparsity")
+        page.set_viewport_size(WINDOW)
+
+
 def lessons(page, url: str) -> None:
     page.goto(f"{url}/lessons")
     settle(page, 2500)
@@ -173,12 +199,13 @@ def lessons(page, url: str) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("dashboard", "knowledge", "text", "lessons"),
+    parser.add_argument("--only", choices=("dashboard", "knowledge", "text", "uploads",
+                                           "lessons"),
                         action="append",
                         help="one part of the tour (repeatable; default: all)")
     args = parser.parse_args(argv)
     parts = {"dashboard": dashboard, "knowledge": knowledge, "text": text_data,
-             "lessons": lessons}
+             "uploads": uploads, "lessons": lessons}
     chosen = args.only or list(parts)
     if not Path(CHROMIUM).exists():
         sys.exit(f"{CHROMIUM} is missing: install Debian's chromium package (`make chromium`)")

@@ -50,16 +50,17 @@ def run(args) -> int:
     session = _load_session(session_path)
     name = session["dataset"]
     try:
+        shape = session.get("image_shape")
         if args.data:
-            dataset = load(args.data, label=session.get("label"))
+            dataset = load(args.data, label=session.get("label"), image_shape=shape)
         elif name in catalogue():
-            dataset = load(name, **session.get("dataset_params", {}))
+            dataset = load(name, image_shape=shape, **session.get("dataset_params", {}))
         else:
             candidate = Path(name)
             if not candidate.is_absolute():
                 candidate = session_path.parent / candidate
-            dataset = load(candidate, label=session.get("label"))
-    except DataError as exc:
+            dataset = load(candidate, label=session.get("label"), image_shape=shape)
+    except (DataError, ValueError) as exc:
         print(f"explorer: {exc}", file=sys.stderr)
         return 2
     method = session["method"]
@@ -114,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--out", help="write the selected features to this CSV file")
     p_run.add_argument("--data", help="data file to use instead of the session's dataset")
     sub.add_parser("datasets", help="list the catalogue")
+    sub.add_parser("warm", help="compile the numerical kernels into numba's cache (make "
+                                "install runs it: the first fit then starts at once)")
     sub.add_parser("methods", help="list the registered methods")
     p_serve = sub.add_parser("serve", help="serve the dashboard and teaching pages")
     p_serve.add_argument("--port", type=int, default=5006)
@@ -139,6 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "run":
         return run(args)
+    if args.command == "warm":
+        from .methods.warm import compile_all
+
+        def say(name, done, total):
+            print(f"\rcompiling the numerical kernels: {done}/{total} ({name})".ljust(78),
+                  end="", flush=True)
+
+        seconds = compile_all(say)
+        print(f"\rcompiled the numerical kernels in {seconds:.1f} s".ljust(78))
+        return 0
     if args.command == "datasets":
         from .data import catalogue_entries
 

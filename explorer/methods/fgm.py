@@ -533,8 +533,10 @@ class FGM(BaseSelector):
             recorder.warn(
                 f"FGM's last restricted master used its max_inner={int(self.max_inner)} steps "
                 f"and stopped at a relative duality gap of {gap:.2g} (asked: {wanted:.2g}); "
-                "the selection is usable but the weights are not certified. Standardising the "
-                "features or raising max_inner fixes this.")
+                "the selection is usable but the weights are not certified. "
+                + ("Raising max_inner fixes this." if self.feature_scaling not in
+                   (None, "auto") else "feature_scaling='rms' (columns on one scale) or "
+                   "raising max_inner fixes this."))
 
     # ------------------------------------------------------------------ model
     def _update_model(self, space, master: L12Master) -> None:

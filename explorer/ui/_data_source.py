@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._params import ParamSpec
-from ..data import DataError, Dataset, catalogue, entry, load
+from ..data import DataError, Dataset, catalogue, entry, load, with_image_shape
 
 UPLOAD = "upload"  # the dataset name of a file uploaded through the page
 DEFAULT_MAX_UPLOAD_MB = 50.0
@@ -77,6 +77,9 @@ class DataSource:
     label_column: str | None = None
     upload_bytes: bytes | None = None
     upload_name: str | None = None
+    # the user's image shape: (rows, columns), "none" (not an image); None: the data's own
+    # or the one guessed for a file of pixels
+    image_shape: tuple[int, int] | str | None = None
 
     @staticmethod
     def specs(name: str) -> tuple[ParamSpec, ...]:
@@ -87,10 +90,12 @@ class DataSource:
 
     def key(self, name: str):
         """What names the data ``name`` builds for sharing between sessions: a catalogue entry
-        with its knobs; None for uploads and served files (per session)."""
+        with its knobs (and the user's image shape); None for uploads and served files (per
+        session)."""
         if name == UPLOAD or name in local_files() or name not in catalogue():
             return None
-        return (name, tuple(sorted((k, repr(v)) for k, v in self.params.items())))
+        return (name, tuple(sorted((k, repr(v)) for k, v in self.params.items())),
+                self.image_shape)
 
     def shared(self, name: str) -> Dataset | None:
         """The split dataset ``name`` if a session already built it with these knobs."""
@@ -109,16 +114,18 @@ class DataSource:
     def build(self, name: str) -> Dataset:
         """The dataset ``name`` names (the upload, a served file or a catalogue entry with
         ``params``); raises :class:`~explorer.data.DataError` or ValueError on a problem."""
+        shape = self.image_shape
         if name == UPLOAD:
             if self.upload_bytes is None:
                 raise DataError("no file uploaded yet")
-            ds = load(self.upload_bytes, name=self.upload_name, label=self.label_column)
+            ds = load(self.upload_bytes, name=self.upload_name, label=self.label_column,
+                      image_shape=shape)
             ds.name = self.upload_name
         elif name in local_files():
-            ds = load(local_files()[name], label=self.label_column)
+            ds = load(local_files()[name], label=self.label_column, image_shape=shape)
             ds.name = name
         else:
-            ds = load(name, **self.params)
+            ds = load(name, image_shape=shape, **self.params)
         return ds
 
     def read_upload(self, content: bytes, filename: str, label: str | None = None) -> Dataset:
@@ -128,6 +135,11 @@ class DataSource:
         if self.too_large(len(content)):
             raise DataError(self.refusal(filename, len(content)))
         ds = load(content, name=filename, label=label or None)
+        if self.image_shape is not None:  # the shape given for another file
+            try:
+                ds = with_image_shape(ds, self.image_shape)
+            except ValueError:
+                self.image_shape = None
         self.upload_bytes, self.upload_name, self.label_column = content, filename, label
         ds.name = filename
         return ds

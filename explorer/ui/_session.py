@@ -18,6 +18,12 @@ from ._knowledge import BAN, FACTORS, PIN, POSITIVE
 SESSION_VERSION = 1
 DEFAULT_BASELINES = ("l1-svm",)  # *Compare with* on a new page
 COMPARE, MEASURE = "compare", "measure"  # the query's names of the comparison's settings
+IMAGE = "image"  # the query's name of the image shape the user gave ("32x32", "none")
+
+
+def shape_text(shape) -> str:
+    """The user's image shape as the URL and the app's box write it: "32x32", or "none"."""
+    return "none" if shape == "none" else f"{shape[0]}x{shape[1]}"
 
 
 def to_query(dataset: str, source, settings, *, baselines=DEFAULT_BASELINES,
@@ -31,6 +37,8 @@ def to_query(dataset: str, source, settings, *, baselines=DEFAULT_BASELINES,
                              else (source.upload_name or UPLOAD)}
     for k, v in source.params.items():
         query[f"data.{k}"] = str(v)
+    if source.image_shape is not None:
+        query[IMAGE] = shape_text(source.image_shape)
     query["method"] = settings.key
     defaults = {s.name: s.default for s in settings.specs}
     for k, v in settings.params.items():
@@ -62,6 +70,7 @@ class Parsed:
     baselines: list | None = None
     metric: str | None = None
     knowledge_texts: dict = field(default_factory=dict)  # pin, ban, factors, positive
+    image_shape: tuple | str | None = None  # (rows, columns), "none" (no image) or unset
 
 
 def parse_query(query: dict[str, Any], *, available: list[str], method: str,
@@ -76,6 +85,12 @@ def parse_query(query: dict[str, Any], *, available: list[str], method: str,
     wanted_dataset = flat.pop("dataset", None)
     compared = flat.pop(COMPARE, None)
     measure = flat.pop(MEASURE, None)
+    image = flat.pop(IMAGE, None)
+    if image is not None:
+        try:
+            out.image_shape = image_setting(image)
+        except ValueError as exc:
+            out.problems.append(f"image: {exc}")
     out.knowledge_texts = {k: flat.pop(k) for k in (PIN, BAN, FACTORS, POSITIVE) if k in flat}
     if compared is not None:
         names = [n for n in compared.split(",") if n]
@@ -112,6 +127,17 @@ def parse_query(query: dict[str, Any], *, available: list[str], method: str,
     return out
 
 
+def image_setting(text):
+    """The user's image shape from a text: (rows, columns), "none" (not an image) or None
+    (empty: the data's own, or the shape guessed for it). Raises ValueError."""
+    from ..data import parse_shape
+
+    text = "" if text is None else str(text).strip()
+    if text.lower() in ("none", "no", "off"):
+        return "none"
+    return parse_shape(text)
+
+
 def export_session(dataset: str, source, settings, *, params: dict, metric: str,
                    baselines, knowledge=None) -> dict:
     """Dataset, method and parameters (``params``: every knob's value) and what the user
@@ -122,6 +148,9 @@ def export_session(dataset: str, source, settings, *, params: dict, metric: str,
         "dataset": dataset if dataset != UPLOAD else source.upload_name,
         "dataset_params": {k: jsonable(v) for k, v in source.params.items()},
         "label": source.label_column,
+        **({} if source.image_shape is None else
+           {"image_shape": source.image_shape if source.image_shape == "none"
+            else list(source.image_shape)}),
         "method": settings.key,
         "params": {k: jsonable(v) for k, v in params.items()},
         "metric": metric,

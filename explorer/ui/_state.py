@@ -23,7 +23,7 @@ from ._fit_session import FitSession, Update, drain
 from ._knowledge import UserKnowledge, honoured, read_factors
 from ._method_settings import MethodSettings
 from ._sweeps import SWEEP_EVENTS, Sweeps
-from ._worker import kernels_warming
+from ._worker import kernels_warming, warming_progress
 
 BIG_DATA = 20_000_000  # n × m above which live refits start switched off
 
@@ -52,7 +52,8 @@ class ExplorerState(param.Parameterized):
         self.data: Dataset | None = None
         self._events: queue.Queue = queue.Queue()
         self.feedback = _status.Feedback()
-        self.fits = FitSession(self._events, self.feedback.notify, start_worker=start_worker)
+        self.fits = FitSession(self._events, self.feedback.fit_notice,
+                               start_worker=start_worker)
         self.sweeps = Sweeps(self._events)
         self.known = UserKnowledge()  # pinned, banned, penalty factors, sign: every fit's
         if isinstance(dataset, Dataset):
@@ -97,6 +98,29 @@ class ExplorerState(param.Parameterized):
         self._reset_results()
         self.data_version += 1
 
+    def set_image_shape(self, text) -> bool:
+        """Draw the data as images of the shape a text gives ("32x32"; "none": not as
+        images; empty: the data's own, or the shape guessed for a file of pixels), and
+        rebuild the data; a shape that does not fit the features is named, nothing changes."""
+        try:
+            shape = _session.image_setting(text)
+        except ValueError as exc:
+            self.feedback.notify(f"Image shape: {exc}", "error")
+            return False
+        if shape == self.source.image_shape:
+            return True
+        if isinstance(shape, tuple) and self.data is not None and \
+                shape[0] * shape[1] != self.data.n_features:
+            self.feedback.notify(f"Image shape: {shape[0]} × {shape[1]} has "
+                                 f"{shape[0] * shape[1]:,} pixels and the data have "
+                                 f"{self.data.n_features:,} features", "error")
+            return False
+        previous, self.source.image_shape = self.source.image_shape, shape
+        if not self.load():
+            self.source.image_shape = previous
+            return False
+        return True
+
     def set_dataset_param(self, name: str, value) -> bool:
         """Validate and set one knob of the catalogue entry, and rebuild the data."""
         previous = self.feedback.reported(self.source.set_param, self.dataset, name, value)
@@ -109,6 +133,7 @@ class ExplorerState(param.Parameterized):
     def _on_dataset(self):
         if self.dataset != UPLOAD:
             self.source.params = {}
+            self.source.image_shape = None  # another dataset: its own shape, or a guess
             self.load()
 
     @property
@@ -146,12 +171,12 @@ class ExplorerState(param.Parameterized):
                 self.feedback.notify(suited, "info")
 
     def _explain_compatibility(self) -> bool:
-        if self.feedback.reported(self.settings.check, self.data) is None:
+        if self.feedback.reported(self.settings.check, self.data, of_a_fit=True) is None:
             return False
         refused = honoured(self.method, self.known)
         if refused:
-            self.feedback.notify(f"{refused}: pick a method that does, or take it back "
-                                 "under What you know", "error")
+            self.feedback.fit_notice(f"{refused}: pick a method that does, or take it back "
+                                     "under What you know", "error")
             return False
         return True
 
@@ -227,15 +252,19 @@ class ExplorerState(param.Parameterized):
     def fit(self, *, stepping: bool = False, fresh: bool = False) -> bool:
         """Start a fit of the current method on the training part (cancels the one running);
         ``fresh=True`` never warm-starts (teaching pages' *Restart*)."""
-        if not self._explain_compatibility():
+        if not self._explain_compatibility():  # nothing of an earlier setting stays on the page
+            self.fits.cancel()
+            self.fits.forget()
+            self.feedback.refused()
             return False
+        self.feedback.fit_starting()
         estimator = self.next_estimator(fresh=fresh)
         estimator.set_params(**self.knowledge_params())
         self.fits.start(estimator, self.data.X, self.data.y, fit_kwargs(estimator, self.data),
                         stepping=stepping, version=self.data_version,
                         data_key=getattr(self.data, "shared_key", None),
                         label=f"{self.method} on {self.dataset}")
-        self.feedback.starting(compiling=kernels_warming())
+        self.feedback.starting(compiling=kernels_warming(), done=warming_progress())
         return True
 
     def run(self) -> bool:
@@ -284,7 +313,8 @@ class ExplorerState(param.Parameterized):
                 self.fits.apply(event, update)
                 if event.kind == "paused" and event.token == self.fits.token:
                     self.feedback.explain(self.method, event.payload, self.data)
-        self.feedback.after_poll(update, self.fits, self.data, self.method)
+        self.feedback.after_poll(update, self.fits, self.data, self.method,
+                                 warming=warming_progress() if kernels_warming() else None)
         return update
 
     def sweep_methods(self) -> list[str]:
@@ -330,9 +360,20 @@ class ExplorerState(param.Parameterized):
             self.dataset = parsed.dataset or self.dataset
         self.settings.params = parsed.params
         self.source.params = parsed.data_params
+        self.source.image_shape = None
         if parsed.baselines is not None:
             self.baselines = parsed.baselines
         self.load()
+        self._within_data(parsed)
+        shape = parsed.image_shape
+        if shape is not None and self.data is not None:
+            if isinstance(shape, tuple) and shape[0] * shape[1] != self.data.n_features:
+                parsed.problems.append(f"image: {shape[0]} × {shape[1]} has "
+                                       f"{shape[0] * shape[1]:,} pixels and the data have "
+                                       f"{self.data.n_features:,} features")
+            else:
+                self.source.image_shape = shape
+                self.load()
         if parsed.knowledge_texts:
             self.known = UserKnowledge.from_texts(
                 parsed.knowledge_texts, self.data.n_features if self.data else None,
@@ -349,6 +390,24 @@ class ExplorerState(param.Parameterized):
         if fit and self.live:
             self.fit()
         return parsed.problems
+
+    def _within_data(self, parsed) -> None:
+        """A URL's knob beyond what the data allow (k = 99999 on 64 features) is left out and
+        named, as a value below a knob's range is (k = 0)."""
+        if self.data is None:
+            return
+        specs = {spec.name: spec for spec in self.settings.specs}
+        for name, value in list(self.settings.params.items()):
+            spec = specs.get(name)
+            if spec is None or not spec.bound or spec.kind not in ("int", "float") or \
+                    not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            high = spec.high_for(self.data.n_samples, self.data.n_features)
+            if high is not None and value > high:
+                del self.settings.params[name]
+                what = {"n_features": "features", "n_samples": "rows"}.get(spec.bound, "")
+                parsed.problems.append(f"{name}: {value:g} is above the {high:g} {what} of "
+                                       "this dataset")
 
     def export_session(self) -> dict:
         return _session.export_session(self.dataset, self.source, self.settings,

@@ -24,6 +24,7 @@ STATUS_EVERY_S = 0.2   # a running fit's status line changes at most this often,
 SESSIONS_PER_STEP = 6  # … times one more for every 6 sessions of the server fitting at once
 RUNNING: set[int] = set()  # the sessions of this server whose fit runs (ids)
 IDLE = "Selected: 0 features"
+REFUSED = "Selected: – features · not fitted: the method refused this setting (see the message)"
 
 # measures that rank: their models set no decision threshold, so the status shows no accuracy
 RANKING_MEASURES = ("prbep", "rec@k")
@@ -151,8 +152,9 @@ class StatusPacer:
         return status_interval(self.base)
 
     def after_poll(self, update, *, records, running: bool, paused: bool, has_model: bool,
-                   now: float | None = None) -> Shown:
-        """What the poll that produced ``update`` changes (``records``: all of the fit's)."""
+                   now: float | None = None, warming: float | None = None) -> Shown:
+        """What the poll that produced ``update`` changes (``records``: all of the fit's;
+        ``warming``: the share of the kernels' compilation done while it runs, else None)."""
         now = time.perf_counter() if now is None else now
         if update.failed:
             return Shown(text="Selected: – features · failed (see the message)")
@@ -163,6 +165,10 @@ class StatusPacer:
             self.behind = True
             return Shown()
         if update.queued and running:
+            if warming is not None:  # what it waits for: the compiler, not a queue of fits
+                return Shown(text="Selected: – features · waiting while the numerical "
+                                  f"kernels compile once after an install ({warming:.0%} "
+                                  "done)")
             return Shown(text=f"Selected: – features · queued ({update.queued} ahead)")
         if update.cancelled:
             return Shown(text="Selected: – features · stopped before it started")
@@ -194,18 +200,26 @@ class Feedback(param.Parameterized):
     def __init__(self, **params):
         super().__init__(**params)
         self.pacer = StatusPacer()
+        self._of_a_fit = False  # the message is a fit's (its warning, error or refusal)
 
-    def notify(self, text: str, level: str = "info") -> None:
+    def notify(self, text: str, level: str = "info", *, of_a_fit: bool = False) -> None:
+        """Say ``text`` in the message box; ``of_a_fit``: it belongs to a fit (its warning,
+        error or refusal) and goes when another fit starts."""
+        self._of_a_fit = of_a_fit
         self.message_level = level
         self.message = text
 
-    def reported(self, action, *args):
+    def fit_notice(self, text: str, level: str = "info") -> None:
+        """A fit's own message (:meth:`notify` with ``of_a_fit``)."""
+        self.notify(text, level, of_a_fit=True)
+
+    def reported(self, action, *args, of_a_fit: bool = False):
         """``action(*args)`` (True when it returns None), or None when it raised a data or
         value problem, which the notice says."""
         try:
             result = action(*args)
         except (DataError, ValueError) as exc:
-            self.notify(str(exc), "error")
+            self.notify(str(exc), "error", of_a_fit=of_a_fit)
             return None
         return True if result is None else result
 
@@ -214,16 +228,33 @@ class Feedback(param.Parameterized):
         self.explanation = ""
         self.status = IDLE
 
-    def starting(self, *, compiling: bool) -> None:
+    def refused(self) -> None:
+        """A fit that was refused before it started: the line says so, not "0 features"."""
+        self.explanation = ""
+        self.status = REFUSED
+
+    def fit_starting(self) -> None:
+        """A new fit: an earlier fit's warning, error or refusal goes (FSA's red refusal
+        stayed above FS-Manifold's fit); what the page said of the data, the URL or an
+        upload stays."""
+        if self._of_a_fit and self.message_level in ("warning", "error"):
+            self._of_a_fit = False
+            self.message_level = "info"
+            self.message = ""
+
+    def starting(self, *, compiling: bool, done: float = 0.0) -> None:
         self.status = "Selected: – features · running…" + (
-            " (first run: compiling the numerical kernels, a few seconds once)"
+            f" (compiling the numerical kernels once after an install: {done:.0%} done)"
             if compiling else "")
 
-    def after_poll(self, update, fits, data, method: str) -> None:
+    def after_poll(self, update, fits, data, method: str,
+                   warming: float | None = None) -> None:
         """The line (and explanation) after a poll that produced ``update`` from ``fits``, a
-        :class:`~._fit_session.FitSession`, at the pacer's pace."""
+        :class:`~._fit_session.FitSession`, at the pacer's pace (``warming``: the share of
+        the kernels' compilation done while it runs, else None)."""
         shown = self.pacer.after_poll(update, records=fits.records, running=fits.running,
-                                      paused=fits.paused, has_model=fits.estimator is not None)
+                                      paused=fits.paused, has_model=fits.estimator is not None,
+                                      warming=warming)
         if shown.text is not None:
             self.status = shown.text
         if shown.record is not None:

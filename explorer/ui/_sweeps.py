@@ -56,6 +56,7 @@ class Sweeps(param.Parameterized):
         self.current_label = CURRENT  # the legend's name for the current setting's mark
         self.refused = ""  # the methods left out as they cannot honour what the user knows
         self.n_rows: int | None = None  # the training rows the folds are drawn from
+        self.finished = False  # the sweep in flight has ended
 
     @staticmethod
     def methods(method: str, baselines, data, params: dict, knowledge=None) -> list[str]:
@@ -174,20 +175,29 @@ class Sweeps(param.Parameterized):
 
     def differences(self, metric: str):
         """The current method minus each other method swept at the same k, fold for fold
-        (:meth:`explorer.experiments.Comparison.differences`), and the verdicts in words;
-        (empty frame, []) before two such methods have rows."""
+        (:meth:`explorer.experiments.Comparison.differences`), the verdicts in words, and —
+        when there are none — why (``""`` while a sweep may still bring them)."""
         frame = self.frame
         if self.current is None or frame.empty or "param" not in frame or \
-                f"{metric}_folds" not in frame or not counts_features(self.current):
-            return pd.DataFrame(), []
+                f"{metric}_folds" not in frame:
+            return pd.DataFrame(), [], ""
+        if not counts_features(self.current):
+            knob = get_method(self.current).sparsity_param
+            return pd.DataFrame(), [], (f"No difference to show: {self.current} is swept "
+                                        f"over its own {knob}, not at numbers of features, "
+                                        "so no other method pairs with it fold for fold")
         paired = frame[frame["param"] == "k"]
         methods = tuple(m for m in self.swept if m in set(paired["method"].astype(str)))
         if self.current not in methods or len(methods) < 2:
-            return pd.DataFrame(), []
+            if self.finished:
+                return pd.DataFrame(), [], (f"No difference to show: no other method that "
+                                            f"can be asked for k was swept beside "
+                                            f"{self.current} (add one under Compare with)")
+            return pd.DataFrame(), [], ""
         result = Comparison(rows=paired, methods=methods, metrics=(metric,), cv=SWEEP_FOLDS,
                             repeats=SWEEP_REPEATS, n_rows=self.n_rows)
         table = result.differences(metric, method=self.current)
-        return table, summarize(table, self.current)
+        return table, summarize(table, self.current), ""
 
     def marks(self, metric: str):
         """(current, choice): the user's setting and the chosen point of the swept current
@@ -216,6 +226,7 @@ class Sweeps(param.Parameterized):
             self.status = f"sweep: {done}/{self.total} points"
             self.progress = int(100 * done / max(1, self.total))
         elif event.kind == "sweep-done":
+            self.finished = True
             self.status, self.progress = (f"sweep finished: {len(self.frame)} points, each "
                                           f"by {SWEEP_FOLDS}-fold CV × {SWEEP_REPEATS} "
                                           "on the same folds for every method"
@@ -228,6 +239,7 @@ class Sweeps(param.Parameterized):
 
     def clear(self) -> None:
         self.frame = pd.DataFrame()
+        self.finished = False
         self.pending_reset = True
 
 

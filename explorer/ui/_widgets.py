@@ -248,6 +248,26 @@ def button(label: str, css: str, color: str = "default", **kw):
     return pn.widgets.Button(label=label, color=color, css_classes=[css], **kw)
 
 
+def stop_button(css: str, label: str = "Stop"):
+    """A Stop button, red only while there is something to stop (enabled): a disabled red
+    button read as still running after a run had ended."""
+    stop = pn.widgets.Button(label=label, color="danger", css_classes=[css])
+
+    def follow(event):
+        stop.color = "default" if event.new else "danger"
+
+    stop.param.watch(follow, "disabled")
+    return stop
+
+
+def autocomplete(label: str, options, css: str, **kw):
+    """A text box that completes to one of ``options`` as the user types (any part of the
+    text, case-insensitive)."""
+    return pn.widgets.AutocompleteInput(label=label, options=list(options), restrict=True,
+                                        case_sensitive=False, search_strategy="includes",
+                                        min_characters=1, css_classes=[css], **kw)
+
+
 def checkbox(label: str, value: bool, css: str):
     return pn.widgets.Checkbox(label=label, value=value, css_classes=[css])
 
@@ -257,8 +277,10 @@ def multi_choice(label: str, options, value, css: str):
                                   sizing_mode="stretch_width")
 
 
-UPLOAD_TYPES = [".csv", ".tsv", ".svm", ".svmlight", ".libsvm", ".txt", ".npz", ".parquet", ".pq",
-                ".gz", ".bz2"]
+# every file is sent: the server's loaders name the format they could not read in words (the
+# browser's check of the file's MIME type refused MATLAB files as "File is of invalid type ·
+# Expects text/csv, …", and a browser often reports no type at all for .svm or .npz)
+UPLOAD_TYPES: list[str] = []
 UPLOAD_CHUNK = 2 * 1024 * 1024
 
 

@@ -16,7 +16,6 @@ import queue
 import threading
 import time
 import traceback
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,11 +54,20 @@ class Event:
 _KERNELS_READY = threading.Event()
 _WARMING = threading.Lock()
 _warm_thread: threading.Thread | None = None
+_warm_done = [0, 1]  # the warm-up's fits done, of how many
 
 
 def kernels_warming() -> bool:
     """Whether the background warm-up is still compiling (a fit now waits for numba)."""
     return _warm_thread is not None and not _KERNELS_READY.is_set()
+
+
+def warming_progress() -> float:
+    """The share of the warm-up done (1 when it has finished or never started)."""
+    if not kernels_warming():
+        return 1.0
+    done, total = _warm_done
+    return done / max(1, total)
 
 
 def warm_up_kernels() -> None:
@@ -74,22 +82,13 @@ def warm_up_kernels() -> None:
 
 
 def _warm_up() -> None:
-    import scipy.sparse as sp
+    from ..methods.warm import compile_all
 
-    from ..methods import FGM, FSA
+    def progress(_name, done, total):
+        _warm_done[:] = [done, total]
 
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((40, 12))
-    y = np.where(X[:, 0] > 0, 1, -1)
     try:
-        with warnings.catch_warnings():  # tiny fits that only compile: their warnings are noise
-            warnings.simplefilter("ignore")
-            for loss in ("squared_hinge", "logistic"):
-                FGM(B=2, loss=loss, max_outer=2).fit(X, y)
-                FGM(B=2, loss=loss, max_outer=2).fit(sp.csr_matrix(X), y)
-            FSA(k=2, n_iter=10).fit(X, y)
-    except Exception:  # warming is an optimisation: a failure shows up in the real fit
-        log.exception("warming up the numerical kernels failed")
+        compile_all(progress)
     finally:
         _KERNELS_READY.set()
 
@@ -153,6 +152,9 @@ class ComputeSlots:
 
 SLOTS = ComputeSlots()
 URGENT_S = 1.0  # compute seconds during which a fit keeps its place at the front
+# … and a session's first fit, until it is done: a page that opens in a class of 30 running
+# long fits showed its first model after 70 s (its turn came once per round of theirs)
+FIRST_FIT_S = 10.0
 
 
 class FitWorker:
@@ -168,6 +170,7 @@ class FitWorker:
         self._stop_current = threading.Event()
         self._stop_flag = np.zeros(1, dtype=np.int8)  # _stop_current, for compiled loops
         self._closed = False
+        self._finished_one = False  # a first fit stays urgent longer (FIRST_FIT_S)
         self._idle = threading.Event()
         self._idle.set()
         self.stepping = False
@@ -246,7 +249,7 @@ class FitWorker:
     def _run(self, request: FitRequest) -> None:
         token = request.token
         self.events.put(Event("started", token))
-        callback = _Callback(self, token)
+        callback = _Callback(self, token, FIRST_FIT_S if not self._finished_one else URGENT_S)
         ahead = SLOTS.ahead()
         if ahead:
             self.events.put(Event("queued", token, ahead))
@@ -254,6 +257,7 @@ class FitWorker:
             # replaced or stopped while waiting for its turn: nothing was fitted
             self.events.put(Event("cancelled", token))
             return
+        callback.since = time.perf_counter()
         try:
             estimator = callback.estimator = request.estimator
             estimator._fitted_version = request.version
@@ -266,6 +270,7 @@ class FitWorker:
             if callback.holding:
                 SLOTS.release()
         self.paused = False
+        self._finished_one = True
         kind = "stopped" if getattr(estimator, "stopped_early_", False) else "done"
         self.events.put(Event(kind, token, estimator))
 
@@ -274,9 +279,12 @@ class _Callback:
     """The fit's callback: streams each record, pauses in step mode, and answers the
     solvers' ``cancelled()`` polls so that *Stop* ends a fit within one inner step."""
 
-    def __init__(self, worker: FitWorker, token: int):
+    def __init__(self, worker: FitWorker, token: int, urgent_s: float = URGENT_S):
         self.worker = worker
         self.token = token
+        self.urgent_s = urgent_s  # compute seconds it stays in front of the queue
+        self.served = 0.0  # compute seconds so far: time holding a slot, not waiting
+        self.since = time.perf_counter()  # when it last got a slot
         self.holding = True  # the fit starts once its compute slot is granted
         self.stop_flag = worker._stop_flag  # read by compiled loops (numba APG)
         self.estimator = None  # the estimator being fitted (for step mode's snapshots)
@@ -292,12 +300,16 @@ class _Callback:
     def _take_turns(self, record) -> bool:
         """Give the CPU to a waiting fit, queue again; False if cancelled meanwhile."""
         if SLOTS.waiting():
+            self.served += time.perf_counter() - self.since
             SLOTS.release()
             self.holding = False
-            if not SLOTS.acquire(self.cancelled, urgent=record.elapsed < URGENT_S,
-                                 served=record.elapsed):
+            # urgency by the compute it has had, not the wall time it waited: under a
+            # class's load a new fit's first second went by in the queue
+            if not SLOTS.acquire(self.cancelled, urgent=self.served < self.urgent_s,
+                                 served=self.served):
                 return False
             self.holding = True
+            self.since = time.perf_counter()
         return True
 
     def __call__(self, record) -> bool:
@@ -321,6 +333,7 @@ class _Callback:
             if self.cancelled() or not SLOTS.acquire(self.cancelled, urgent=True):
                 return False
             self.holding = True
+            self.since = time.perf_counter()
         return True
 
 

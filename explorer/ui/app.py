@@ -124,6 +124,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self._carried = None
         self._page_loaded = not in_server()  # a served page draws once the browser has it
         self._callback = None
+        self._closed = False  # the browser tab closed: nothing more is drawn
         self._layout = None
         self._building = False
         self._sweep_after_fit = False
@@ -149,6 +150,10 @@ class ExplorerApp(pn.viewable.Viewer):
         self._last_upload = None
         self.label_select = W.select("Label column", [], None, "select-label", visible=False)
         self.label_select.param.watch(self._on_label, "value")
+        self.image_input = pn.widgets.TextInput(
+            label="Image shape (rows × columns)", placeholder="e.g. 32x32; none: not images",
+            css_classes=["input-image-shape"], sizing_mode="stretch_width")
+        self.image_input.param.watch(self._on_image_shape, "value")
         self.method_select = W.select("Method", {f"{cls.display_name or n} ({n})": n
                                                  for n, cls in sorted(REGISTRY.items())},
                                       s.method, "select-method")
@@ -158,7 +163,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.live = W.checkbox("Live refit", s.live, "toggle-live")
         self.live.link(s, value="live", bidirectional=True)
         self.run_button = W.button("Run", "btn-run", "primary")
-        self.stop_button = W.button("Stop", "btn-stop", "danger")
+        self.stop_button = W.stop_button("btn-stop")
         self.step_button = W.button("Step", "btn-step", "default")
         self.run_button.on_click(lambda e: self._press(s.run))
         self.stop_button.on_click(lambda e: self._press(s.stop))
@@ -387,6 +392,26 @@ class ExplorerApp(pn.viewable.Viewer):
         self._maybe_fit()
 
     @reported
+    def _on_image_shape(self, event):
+        if self._building:
+            return
+        if self.state.set_image_shape(event.new):
+            self._sync_url()
+            self._maybe_fit()
+        else:
+            self._show_image_shape()
+
+    def _show_image_shape(self):
+        """The box says how the data are drawn: their image shape, or nothing."""
+        data = self.state.data
+        shape = None if data is None else data.image_shape
+        self._building = True
+        try:
+            self.image_input.value = "" if shape is None else f"{shape[0]}x{shape[1]}"
+        finally:
+            self._building = False
+
+    @reported
     def _on_label(self, event):
         if self._building or not event.new or self.state.source.upload_bytes is None:
             return
@@ -401,6 +426,8 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _on_version(self, *_):
         self.convergence.configure_for(self.state.settings.cls)
+        self.selected.set_features(self.state.data.names() if self.state.data is not None
+                                   else [])
         self.sparsity.show([], self.state.data, self._given())
         self.convergence.reset()
         self._show_accuracy(methods=self.state.sweep_methods())
@@ -408,6 +435,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self._update_summary()
         self._refresh_metric_options()
         self._update_lesson_link()
+        self._show_image_shape()
 
     def _update_lesson_link(self):
         self.lesson_link.object = lesson_link(self.state.settings.cls.display_name,
@@ -461,6 +489,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.message.object = s.feedback.message or " "
         self.message.alert_type = {"info": "info", "warning": "warning",
                                    "error": "danger"}[s.feedback.message_level]
+        self.message.visible = bool(s.feedback.message)
 
     def _on_status(self, *_):
         s = self.state
@@ -493,7 +522,11 @@ class ExplorerApp(pn.viewable.Viewer):
         Drawing shares the server's one event loop with every click of every session: each
         view update costs a walk over the document's models, so drawing takes turns under
         :data:`DRAWING` (records pile up meanwhile and go out in one batch). *Stop* and the
-        status line never queue behind plot updates."""
+        status line never queue behind plot updates. Nothing is drawn once the tab closed
+        (a stability run's last events reached a destroyed document: a traceback in the
+        server's log)."""
+        if self._closed:
+            return
         now = time.perf_counter()
         update = self.state.poll()
         # a paused (stepped) fit is paced by its user, who waits for this one iteration's
@@ -613,11 +646,11 @@ class ExplorerApp(pn.viewable.Viewer):
             self._accuracy_methods = tuple(self.state.sweep_methods())
         sweeps = self.state.sweeps
         current, choice = sweeps.marks(self.state.metric)
-        differences, verdicts = sweeps.differences(self.state.metric)
+        differences, verdicts, note = sweeps.differences(self.state.metric)
         self.accuracy.show(sweeps.frame, self.state.metric,
                            methods=self._accuracy_methods, current=current, choice=choice,
                            current_label=sweeps.current_label, differences=differences,
-                           method=sweeps.current, verdicts=verdicts)
+                           method=sweeps.current, verdicts=verdicts, note=note)
 
     def _accuracy_visible(self) -> bool:
         return self.views["accuracy"].shown
@@ -681,10 +714,10 @@ class ExplorerApp(pn.viewable.Viewer):
     def controls(self):
         return pn.Column(
             "### Data", self.dataset_select, self.dataset_knobs,
-            pn.pane.Markdown(f"Upload a CSV, LIBSVM, .npz or Parquet file (up to "
-                             f"{max_upload_mb():g} MB; larger files: `explorer serve "
+            pn.pane.Markdown(f"Upload a CSV, LIBSVM, .npz, Parquet or MATLAB .mat file (up "
+                             f"to {max_upload_mb():g} MB; larger files: `explorer serve "
                              "--data PATH`):", css_classes=["upload-help"]),
-            self.upload, self.label_select,
+            self.upload, self.label_select, self.image_input,
             "### Method", self.method_select, self.lesson_link, self.method_knobs,
             "### What you know", self.pin_input, self.ban_input,
             pn.pane.Markdown("Penalty factors (CSV of name, factor; 0: always in, inf: "
@@ -702,6 +735,12 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def close(self) -> None:
         """Stop the session's fit, sweep and stability run (the browser tab closed)."""
+        self._closed = True
+        if self._callback is not None:
+            try:
+                self._callback.stop()
+            except Exception:  # noqa: BLE001 - the document may be gone already
+                pass
         self.state.close()
         self.stability.run.close()
         self.error_control.close()

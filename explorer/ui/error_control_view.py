@@ -45,13 +45,13 @@ class ErrorControlView(pn.viewable.Viewer):
                                           start=5, end=50, step=5, value=PAIRS, width=260,
                                           css_classes=["error-control-pairs"])
         self.pfer = pn.widgets.Select(
-            name="false selections you tolerate (PFER)", options=[0.5, 1.0, 2.0, 5.0],
+            label="false selections you tolerate (PFER)", options=[0.5, 1.0, 2.0, 5.0],
             value=PFER, width=230, css_classes=["error-control-pfer"])
         self.cutoff = pn.widgets.FloatSlider(
-            name="cutoff (share of half-samples)", start=0.6, end=0.95, step=0.05,
+            label="cutoff (share of half-samples)", start=0.6, end=0.95, step=0.05,
             value=CUTOFF, width=230, css_classes=["error-control-cutoff"])
         self.start_button = W.button("Run error control", "btn-error-control", "primary")
-        self.stop_button = W.button("Stop", "btn-error-control-stop", "danger")
+        self.stop_button = W.stop_button("btn-error-control-stop")
         self.stop_button.on_click(lambda e: self.worker.halt())
         self.permute_button = W.button("Check on permuted labels", "btn-error-control-permute")
         self.permute_button.on_click(lambda e: self.check_permuted())

@@ -80,7 +80,7 @@ class StabilityView(pn.viewable.Viewer):
                                               start=10, end=200, step=10, value=RESAMPLES,
                                               css_classes=["stability-resamples"], width=260)
         self.start_button = W.button("Run stability", "btn-stability", "primary")
-        self.stop_button = W.button("Stop", "btn-stability-stop", "danger")
+        self.stop_button = W.stop_button("btn-stability-stop")
         self.status = pn.pane.Markdown("Fits the method on resamples of the training rows "
                                        "and measures how alike the selected sets are "
                                        "(Nogueira et al.'s Φ̂: 1 = the same features every "
@@ -100,7 +100,11 @@ class StabilityView(pn.viewable.Viewer):
         self.frequency = pn.pane.HoloViews(sizing_mode="stretch_width",
                                            css_classes=["view-frequency"])
         self.matrix = pn.pane.HoloViews(sizing_mode="stretch_width",
-                                        css_classes=["view-agreement"], visible=False)
+                                        css_classes=["view-agreement"])
+        # shown by its container: toggling a HoloViews pane's own visibility trips Panel's
+        # stylesheet sync in a template ("List parameter 'Bokeh.stylesheets' items must be
+        # instances of str", a traceback in the server's log)
+        self.matrix_box = pn.Column(self.matrix, sizing_mode="stretch_width", visible=False)
         self.differences = pn.pane.Markdown("", css_classes=["agreement-lists"])
         self.download_frequency = W.download("Download frequencies CSV", "stability.csv",
                                              self._frequency_csv, "download-stability")
@@ -134,7 +138,7 @@ class StabilityView(pn.viewable.Viewer):
         self._idle()
         self.stop_button.disabled = False
         self.verdict.object = ""
-        self.matrix.visible = False
+        self.matrix_box.visible = False
         self.differences.object = ""
         params = {n: v for n, v in params.items() if n != "warm_start"}
         self.run.start(method, data, {**params, **(knowledge or {})},
@@ -213,7 +217,7 @@ class StabilityView(pn.viewable.Viewer):
         a = self.agreement
         self.matrix.object = viz.agreement_heatmap(a.jaccard).opts(responsive=True,
                                                                    height=260)
-        self.matrix.visible = True
+        self.matrix_box.visible = True
         lines = []
         for _, row in a.table().iterrows():
             lines.append(f"* **{row['method']}** and **{row['other']}**: Jaccard "
@@ -239,7 +243,7 @@ class StabilityView(pn.viewable.Viewer):
         return pn.Column(pn.Row(self.resamples, self.start_button, self.stop_button),
                          self.status, self.phi_box, self.verdict, self.frequency,
                          pn.Row(self.download_frequency, self.download_agreement),
-                         self.matrix, self.differences, sizing_mode="stretch_width")
+                         self.matrix_box, self.differences, sizing_mode="stretch_width")
 
 
 def _csv(result, columns: list[str]):

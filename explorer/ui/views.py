@@ -317,10 +317,13 @@ class SparsityView(pn.viewable.Viewer):
                 np.abs(w) if w is not None and len(w) == last.selected.size else 1.0)
             member = last.member
             shown = label or ("w (red +, blue −)" if signed else "|w|")
-            whose = shown if member is None else f"class {member}'s {shown} (one-vs-rest)"
+            # a member's title names its class, not the iteration (the explanation does):
+            # the image's frame is as narrow as the picture
+            title = (f"{shown}, iteration {last.iteration + 1}" if member is None
+                     else f"class {member} vs rest: {shown}")
             return viz.weight_image(weights, ds.image_shape, last.selected, truth,
                                     names=ds.names(), background=ds.mean_row(), signed=signed,
-                                    title=f"{whose}, iteration {last.iteration + 1}",
+                                    title=title,
                                     pinned=pinned, banned=banned)
         order = None
         edges = None
@@ -466,13 +469,14 @@ class AccuracyView(pn.viewable.Viewer):
     def show(self, frame: pd.DataFrame, metric: str | None = None,
              methods: tuple[str, ...] | None = None, current=None, choice=None,
              current_label: str | None = None, differences: pd.DataFrame | None = None,
-             method: str | None = None, verdicts: list[str] | None = None) -> None:
+             method: str | None = None, verdicts: list[str] | None = None,
+             note: str = "") -> None:
         """Draw ``frame``; ``methods`` (the ones being swept) get their curves and legend
         entries from the start, empty until their rows arrive; ``current`` and ``choice``
         are (#features, measure) points or None; ``current_label`` names the current
         setting's mark (say why it has none); ``differences`` (the core's frame of
         ``method`` minus each other method) and ``verdicts`` (their words) fill the panel
-        below."""
+        below; ``note`` says why there are none."""
         self.metric = metric or self.metric
         if methods is not None:
             self.methods = tuple(methods)
@@ -483,10 +487,12 @@ class AccuracyView(pn.viewable.Viewer):
         self.differences = differences if differences is not None else pd.DataFrame()
         method = method or (self.methods[0] if self.methods else "")
         self._diff_pipe.send((self.differences, method, self.metric, self.methods))
-        self.verdicts.object = self._verdict_text(method, verdicts)
+        self.verdicts.object = self._verdict_text(method, verdicts, note)
         _forget_drawn(self.pane, self.times, self.difference_pane)
 
-    def _verdict_text(self, method: str, verdicts: list[str] | None) -> str:
+    def _verdict_text(self, method: str, verdicts: list[str] | None, note: str = "") -> str:
+        if note and not verdicts:  # why there is none, from the sweep's state
+            return f"*{note}.*"
         if verdicts:
             return "\n".join(f"* {line}" for line in verdicts)
         if self.frame is None or self.frame.empty:
@@ -551,8 +557,11 @@ class SelectedTable(pn.viewable.Viewer):
                                    "download-selected")
         # what the user knows, from the table: the app sets ``on_knowledge(action, feature)``
         self.on_knowledge = None
-        self.pick = W.select("Feature", {}, None, "pick-feature", width=220,
-                             sizing_mode="fixed")
+        # any feature of the data, typed by (part of) its name: pinning one the model already
+        # holds changes nothing, so the table's own rows were not enough
+        self.pick = W.autocomplete("Feature (type a name)", [], "pick-feature", width=260,
+                                   placeholder="e.g. r3c5")
+        self._positions: dict[str, int] = {}
         self.pin_button = W.button("Always include", "btn-pin", "primary",
                                    align="end")
         self.ban_button = W.button("Exclude", "btn-ban", "danger", align="end")
@@ -562,9 +571,18 @@ class SelectedTable(pn.viewable.Viewer):
             button.on_click(lambda e, action=action: self._knowledge(action))
         self._draw()
 
+    def set_features(self, names) -> None:
+        """Offer every feature of the data (``names``, by position) to pin or exclude."""
+        labels = [f"{name} ({j})" for j, name in enumerate(names)]
+        self._positions = {label: j for j, label in enumerate(labels)}
+        self.pick.options = labels
+        if self.pick.value not in self._positions:
+            self.pick.value = ""
+
     def _knowledge(self, action: str) -> None:
-        if self.on_knowledge is not None and self.pick.value is not None:
-            self.on_knowledge(action, int(self.pick.value))
+        feature = self._positions.get(self.pick.value)
+        if self.on_knowledge is not None and feature is not None:
+            self.on_knowledge(action, feature)
 
     def sorted_frame(self) -> pd.DataFrame:
         column, ascending, absolute = self.SORTS[self.sort.value]
@@ -576,13 +594,6 @@ class SelectedTable(pn.viewable.Viewer):
     def _draw(self) -> None:
         frame = self.sorted_frame()
         self.table.object = frame
-        if "feature" in frame.columns:
-            options = {f"{name} ({feature})": int(feature) for feature, name in
-                       zip(frame["feature"], frame.get("name", frame["feature"]))}
-            previous = self.pick.value
-            self.pick.options = options
-            if options and previous not in options.values():
-                self.pick.value = next(iter(options.values()))
         n = len(frame)
         self.note.object = ("" if n <= self.max_rows else
                             f"The first {self.max_rows} of {n} selected features; the CSV "

@@ -824,3 +824,17 @@ def test_pinning_with_groups_or_a_feature_map_is_a_clear_error():
         FGM(groups=np.repeat(np.arange(4), 3), always_include=[0]).fit(X, y)
     with pytest.raises(ValueError, match="feature_map"):
         FGM(feature_map="poly2", always_include=[0]).fit(X, y)
+
+
+def test_an_uncertified_master_names_the_option_that_fixes_it():
+    # pd-speech's columns span 1e-20 … 4e10: unscaled, ten APG steps cannot certify the master
+    import warnings
+
+    from explorer import load
+
+    data = load("pd-speech")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        FGM(max_inner=10, feature_scaling=None, B=5).fit(data.X, data.y)
+    said = [str(w.message) for w in caught if "not certified" in str(w.message)]
+    assert said and "feature_scaling='rms'" in said[0] and "Standardising" not in said[0]

@@ -13,6 +13,13 @@ from playwright.sync_api import Page, expect
 from .test_browser import settled_status, wait_for, wait_text
 from .test_truth import FIGURE
 
+LEGEND = """title => {
+  for (const doc of Bokeh.documents) for (const m of doc.all_models)
+    if (m.title && m.title.text && m.title.text.startsWith(title))
+      return (m.center || []).concat(m.right || []).filter(a => a.type === 'Legend')
+        .flatMap(l => l.items.map(i => i.label && i.label.value));
+  return null; }"""
+
 pytestmark = pytest.mark.ui
 
 
@@ -29,12 +36,17 @@ def test_error_control_draws_its_four_views(page: Page, server, server_log, shot
     wait_text(page, ".error-control-status", "pairs", timeout=30)
     verdict = wait_text(page, ".error-control-verdict", "stable feature", timeout=120)
     # breast cancer's 30 features at PFER 1 and cutoff 0.75 with 20 pairs: q = 5
-    match = re.search(r"(\d+) stable features? \(selected in at least 75% of 40 "
+    match = re.search(r"(\d+) stable features?(?:: [^(]+)? \(selected in at least 75% of 40 "
                       r"half-samples, each fit keeping the first 5 features to enter along "
                       r"k = 1–5\)\. Expected false selections among them: at most ([\d.]+), "
                       r"within the PFER of 1 you chose", verdict)
     assert match and float(match.group(2)) <= 1.0, verdict
     assert "exchangeable" in verdict and "standardised for the selection" in verdict
+    names = re.search(r"stable features?: ([^(]+) \(", verdict)
+    if int(match.group(1)):  # each stable feature named, in the verdict and on the path
+        named = [n.strip() for n in names.group(1).split(",")]
+        legend = page.evaluate(LEGEND, "stability path")
+        assert set(named) <= set(legend), (named, legend)
 
     path = wait_for(lambda: page.evaluate(FIGURE, "stability path"), 20)
     curves = [g for g in path["glyphs"] if "probability" in g["cols"]]

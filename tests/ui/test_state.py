@@ -131,9 +131,9 @@ def test_upload_good_and_bad_files(state):
 
 def test_incompatible_method_is_explained(state):
     state.dataset = "wine"
-    state.method = "fsa"
+    state.method = "lasso"
     assert not state.fit()
-    assert state.feedback.message_level == "error" and "binary target" in state.feedback.message
+    assert state.feedback.message_level == "error" and "regressor" in state.feedback.message
 
 
 def test_stop_keeps_the_last_model():
@@ -261,7 +261,7 @@ def test_sweep_streams_rows_for_method_and_baselines(state):
     assert current == (mine["n_selected"], mine["accuracy"])
     best = fisher.loc[fisher["accuracy"].idxmax()]
     assert choice[1] >= best["accuracy"] - best["accuracy_se"]
-    differences, verdicts = state.sweeps.differences("accuracy")
+    differences, verdicts, _ = state.sweeps.differences("accuracy")
     assert set(differences["other"]) == {"rfe", "random"}
     assert any(line.startswith("fisher against random:") for line in verdicts)
 
@@ -629,5 +629,122 @@ def test_a_running_fits_status_line_is_rationed_but_never_left_behind():
         s._events.put(Event("done", 9, est))
         s.poll()
         assert f"iteration {len(records)} " in s.feedback.status and "done" in s.feedback.status
+    finally:
+        s.close()
+
+
+def test_a_refused_fit_says_so_and_its_message_goes_with_the_next_fit():
+    s = ExplorerState(dataset="wine", live=False)
+    try:
+        s.method = "lasso"  # a regressor on class labels: refused before it starts
+        assert not s.fit()
+        assert s.feedback.message_level == "error" and "regressor" in s.feedback.message
+        assert s.feedback.status == _status.REFUSED and s.estimator is None
+        s.method = "fgm"
+        assert s.fit()
+        assert s.feedback.message == ""  # the refusal belonged to the lasso's fit
+        s.wait(60)
+        assert s.feedback.status.startswith("Selected:") and "done" in s.feedback.status
+    finally:
+        s.close()
+
+
+def test_an_image_shape_by_hand_by_url_and_in_the_session(tmp_path):
+    import scipy.io
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "faces.mat"
+    scipy.io.savemat(path, {"X": rng.random((60, 1024)), "Y": np.repeat(np.arange(15), 4)})
+    s = ExplorerState(dataset="digits-3v8", live=False)
+    try:
+        assert s.upload(path.read_bytes(), "faces.mat")
+        assert s.data.image_shape == (32, 32) and "guessed" in s.feedback.message
+        assert s.set_image_shape("64x16") and s.data.image_shape == (64, 16)
+        assert s.export_session()["image_shape"] == [64, 16]
+        assert not s.set_image_shape("30x30") and s.data.image_shape == (64, 16)
+        assert "900 pixels and the data have 1,024 features" in s.feedback.message
+        assert s.set_image_shape("none") and s.data.image_shape is None
+        assert "image=none" in s.query_string()
+        s.dataset = "digits-3v8"
+        problems = s.from_query({"dataset": "digits-3v8", "image": "4x16"}, fit=False)
+        assert not problems and s.data.image_shape == (4, 16)
+        problems = s.from_query({"dataset": "digits-3v8", "image": "9x9"}, fit=False)
+        assert problems == ["image: 9 × 9 has 81 pixels and the data have 64 features"]
+        assert s.data.image_shape == (8, 8)
+    finally:
+        s.close()
+
+
+def test_a_url_asking_for_more_features_than_the_data_have_is_ignored_as_one_below_zero():
+    s = ExplorerState(dataset="digits-3v8", live=False)
+    try:
+        problems = s.from_query({"dataset": "digits-3v8", "method": "fsa", "k": "99999"},
+                                fit=False)
+        assert problems == ["k: 99999 is above the 64 features of this dataset"]
+        assert s.current_params()["k"] == 10 and "Ignored in the URL" in s.feedback.message
+        assert s.from_query({"dataset": "digits-3v8", "method": "fsa", "k": "0"},
+                            fit=False) == ["k: k=0 is below its minimum 1"]
+    finally:
+        s.close()
+
+
+def test_a_finished_sweep_says_why_it_has_no_difference_to_show():
+    s = ExplorerState(dataset="xor", live=False)
+    try:
+        s.set_dataset_param("n_samples", 200)
+        s.set_dataset_param("n_features", 6)
+        s.method = "grfl"  # swept over its own cap: nothing pairs with it at a k
+        s.set_param("max_features", 3)
+        s.baselines = ["fisher"]
+        assert s.sweep(n_points=2)
+        s.wait(240)
+        assert s.sweeps.finished
+        _, verdicts, note = s.sweeps.differences("accuracy")
+        assert verdicts == [] and "grfl is swept over its own max_features" in note
+    finally:
+        s.close()
+
+
+def test_the_status_says_a_fit_waits_for_the_compiler_not_for_a_queue():
+    from explorer.ui._fit_session import Update
+
+    pacer = _status.StatusPacer()
+    shown = pacer.after_poll(Update(queued=1), records=[], running=True, paused=False,
+                             has_model=False, warming=0.4)
+    assert shown.text == ("Selected: – features · waiting while the numerical kernels "
+                          "compile once after an install (40% done)")
+    shown = pacer.after_poll(Update(queued=2), records=[], running=True, paused=False,
+                             has_model=False)
+    assert shown.text == "Selected: – features · queued (2 ahead)"
+
+
+def test_an_uploaded_mat_file_and_its_image_shape_reproduce_with_explorer_run(tmp_path,
+                                                                              capsys):
+    import scipy.io
+
+    from explorer.cli import main
+    from explorer.data import make_faces
+
+    faces = make_faces(5, 6, 16)
+    path = tmp_path / "faces.mat"
+    scipy.io.savemat(path, {"X": faces.X, "Y": faces.y[:, None]})
+    s = ExplorerState(dataset="digits-3v8", live=False)
+    try:
+        assert s.upload(path.read_bytes(), "faces.mat") and s.set_image_shape("8x32")
+        s.method = "fsa"
+        s.set_param("k", 6)
+        s.fit()
+        s.wait(60)
+        session = s.export_session()
+        assert session["dataset"] == "faces.mat" and session["image_shape"] == [8, 32]
+        saved = tmp_path / "session.json"
+        saved.write_text(json.dumps(session))
+        out = tmp_path / "selected.csv"
+        assert main(["run", str(saved), "--out", str(out)]) == 0  # the file beside it
+        import pandas as pd
+
+        assert sorted(pd.read_csv(out)["feature"]) == \
+            sorted(s.estimator.selected_features_.tolist())
+        assert "5 classes" in capsys.readouterr().out
     finally:
         s.close()

@@ -229,9 +229,10 @@ def test_nan_and_inf(tmp_path):
 
 
 def test_label_column_with_one_class(tmp_path):
-    (tmp_path / "one.csv").write_text("a,b,y\n1,2,1\n3,4,1\n5,6,1\n")
+    rows = "".join(f"{i},{i + 1},1\n" for i in range(6))  # enough rows, one class
+    (tmp_path / "one.csv").write_text("a,b,y\n" + rows)
     _expect(tmp_path / "one.csv", "single class (1)")  # the value, not np.int64(1)
-    (tmp_path / "one.svm").write_text("1 1:2\n1 1:3\n")
+    (tmp_path / "one.svm").write_text("".join(f"1 1:{i}\n" for i in range(2, 8)))
     _expect(tmp_path / "one.svm", "single class")
 
 

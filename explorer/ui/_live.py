@@ -16,6 +16,8 @@ import threading
 
 from tornado.ioloop import IOLoop
 
+SETTLE_S = 0.5  # after the fit's end, when its views are redrawn from every record
+
 
 class LiveFit:
     """``estimator.fit(X, y, **fit_kwargs)`` in a background thread, each record pushed to
@@ -73,6 +75,9 @@ class LiveFit:
             self.error = exc
         finally:
             self._schedule(0.0)
+            if self._loop is not None:  # once settled, every record drawn from the whole list:
+                # a notebook's comm can drop a stream message sent while cells start
+                self._loop.add_callback(self._loop.call_later, SETTLE_S, self._settle)
 
     def _record(self, record) -> bool:
         with self._lock:
@@ -90,6 +95,12 @@ class LiveFit:
             self._loop.add_callback(self._loop.call_later, delay, self._flush)
 
     # ----------------------------------------------------------------- the event loop
+    def _settle(self) -> None:
+        self._flush()
+        for view in self.views:
+            if hasattr(view, "replace"):
+                view.replace(list(self.records))
+
     def _flush(self) -> None:
         with self._lock:
             records, self._pending = self._pending, []

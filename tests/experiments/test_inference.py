@@ -113,3 +113,46 @@ def test_an_interval_inside_the_equivalence_region_decides_nothing():
     d = paired_difference(a, a - 0.001, rope=0.01, runs=4)
     assert d.low > 0 and not d.decided and d.winner is None
     assert paired_difference(a, a - 0.001, runs=4).winner == "A"
+
+
+def _shown(delta: float, sigma: float, n: int, reps: int, rng) -> tuple[float, float]:
+    """(share of `reps` planted data sets whose verdict decides for A, median detectable)."""
+    decided, detectable = 0, []
+    for _ in range(reps):
+        d = delta + sigma * rng.standard_normal(n)  # independent paired differences
+        result = paired_difference(0.5 + d, np.full(n, 0.5), method="A", other="B",
+                                   test_to_train=1e-12)  # var = s²/n: no overlap to correct
+        decided += result.winner == "A"
+        detectable.append(result.detectable)
+    return decided / reps, float(np.median(detectable))
+
+
+def test_a_difference_the_size_of_the_detectable_one_shows_four_times_in_five():
+    """The verdict's "only a difference above D would show (4 times in 5)", on planted
+    differences: at D the interval leaves zero out about 80 % of the time (the noncentral t's
+    power, an independent reference), at 0 about 2.5 %, at D/2 well under 80 %."""
+    from scipy import stats
+
+    from explorer.experiments.inference import detectable_difference
+
+    rng = np.random.default_rng(0)
+    n, sigma = 10, 0.05
+    se = sigma / np.sqrt(n)
+    delta = detectable_difference(se, n - 1)
+    t = stats.t.ppf(0.975, n - 1)
+    exact = 1 - stats.nct.cdf(t, n - 1, delta / se)  # the test's power at delta
+    shown, median = _shown(delta, sigma, n, 2000, rng)
+    assert 0.72 <= exact <= 0.85
+    assert abs(shown - exact) < 0.04, (shown, exact)
+    assert 0.85 * delta < median < 1.1 * delta  # the verdict's D estimates the true one
+    assert _shown(0.0, sigma, n, 2000, rng)[0] < 0.045  # no difference: rarely "ahead"
+    assert _shown(delta / 2, sigma, n, 1000, rng)[0] < 0.45
+
+
+def test_a_no_difference_verdict_says_what_difference_the_data_could_show():
+    unclear = paired_difference([0.9, 0.8, 0.85, 0.95, 0.7], [0.85, 0.86, 0.8, 0.9, 0.8],
+                                method="fgm", other="fsa", n_rows=130)
+    assert unclear.winner is None
+    shown = f"{unclear.detectable * 100:.1f}"
+    assert (f"at 130 training rows (5-fold CV × 1) only a difference above {shown} points "
+            "would show (4 times in 5)") in unclear.verdict, unclear.verdict

@@ -29,7 +29,8 @@ def test_error_control_draws_its_four_views(page: Page, server, server_log, shot
     settled_status(page)
     page.locator(".view-tabs").get_by_text("Error control").click()
     # before a run: nothing to stop, no empty path, nothing to download
-    expect(page.locator(".btn-error-control-stop button")).to_be_disabled()
+    # the tab's content is built when first shown: seconds on a loaded machine
+    expect(page.locator(".btn-error-control-stop button")).to_be_disabled(timeout=30_000)
     expect(page.locator(".view-stability-path")).to_be_hidden()
     expect(page.locator(".download-stability-path")).to_be_hidden()
     page.locator(".btn-error-control button").click()

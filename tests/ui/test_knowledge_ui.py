@@ -110,8 +110,9 @@ def test_pin_from_the_table_ban_from_the_map_and_reload(page: Page, server, serv
         found = page.evaluate(MARKS, ["w (red +, blue −)", marker])
         return None if not found else found
 
-    pins = wait_for(lambda: (lambda f: f if f and len(f["x"]) == 2 else None)(marks("diamond")),
-                    15)
+    # the tab shows the map of the ban's fit once drawn (a hidden tab's map redraws when shown)
+    pins = wait_for(lambda: (lambda f: f if f and len(f["x"]) == 2 and "⊠ excluded" in
+                             f["title"] else None)(marks("diamond")), 30)
     assert "◆ always in, ⊠ excluded" in pins["title"]
     centre = {(c + 0.5, 8 - r - 0.5) for r, c in map(pixel, ["r0c0", name])}
     assert set(zip(pins["x"], pins["y"])) == centre

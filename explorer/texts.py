@@ -204,7 +204,20 @@ def _fs_manifold(record) -> str:
             f"Bounds [{record.lower:.5g}, {record.upper:.5g}], gap {info['gap']:.3g}; p "
             f"moves to the level set ℓ = {info['level']:.5g}. Manifold/feature kernel "
             f"trace ratio {info['manifold_ratio']:.3g} (τ = {info['tau']:g}, "
-            f"ρ = {info['rho']:.3g}); the top {record.n_selected} features are selected.")
+            f"ρ = {info['rho']:.3g}); the top {record.n_selected} features are selected."
+            + _manifold_routes(info))
+
+
+def _manifold_routes(info) -> str:
+    """How the graph and H were made, when the record says (approximate neighbours: their
+    estimated recall)."""
+    route, graph = info.get("kernel_route"), info.get("graph_route")
+    if route is None or graph is None:
+        return ""
+    matrix = "n × n Gram matrix" if route == "gram" else "d × d matrix Z = Xᵀ𝓛X"
+    found = "exact neighbours" if graph == "exact" else (
+        f"approximate neighbours (recall {info.get('graph_recall', float('nan')):.2f})")
+    return f" The graph has {found}; H came through the {matrix}."
 
 
 def _rfe(record) -> str:

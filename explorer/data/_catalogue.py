@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .._params import ParamSpec
+from . import _deformed
 from . import _rdatasets as rd
 from . import _synthetic as syn
 from ._dataset import Dataset
@@ -222,6 +223,15 @@ def _entries() -> list[CatalogueEntry]:
             (_size("n_labeled", 10, 2, 300, "labeled examples"),
              ParamSpec("setting", "setting", "transductive", "choice",
                        choices=("transductive", "semi-supervised")), SEED)))
+    entries.append(CatalogueEntry(
+        "digits-deformed-semi", _deformed.deformed_digits,
+        "3 vs 8 as 28×28 deformed digits: 300 labeled, 60,000 rows (FS-Manifold at scale)",
+        "real",
+        (_size("n_rows", 60_000, 1_000, 200_000, "rows (labeled + unlabeled)"),
+         _size("n_labeled", 300, 2, 5_000, "labeled examples"),
+         _size("n_test", 2_000, 100, 20_000, "test rows"),
+         ParamSpec("pair", "digits", "3v8", "choice", choices=("3v8", "2v3", "4v7"),
+                   live=False), SEED)))
     entries += _file_entries()
     return entries
 

@@ -177,6 +177,16 @@ def _finish(X, y, fname, *, feature_names=None, task=None, query=None,
     if y is None:
         raise DataError("has no labels", source=fname)
     check_rows(X, y, source=fname)
+    extra = dict(extra or {})
+    unlabeled = _unlabeled_rows(y)
+    if unlabeled is not None:
+        if unlabeled.all():
+            raise DataError(f"has no labeled row: {label_name} is empty in every row",
+                            source=fname)
+        extra["X_unlabeled"] = X[np.flatnonzero(unlabeled)]
+        X, y = X[np.flatnonzero(~unlabeled)], np.asarray(y)[~unlabeled]
+        if query is not None:
+            query = np.asarray(query)[~unlabeled]
     _check_enough_rows(y, fname)
     task = task or infer_task(y)
     y = check_labels(y, task=task, source=fname, what=label_name)
@@ -185,7 +195,21 @@ def _finish(X, y, fname, *, feature_names=None, task=None, query=None,
     if query is not None:
         task = "ranking"
     return Dataset(X=X, y=y, name="", feature_names=feature_names, task=task, query=query,
-                   **(extra or {}))
+                   **extra)
+
+
+def _unlabeled_rows(y) -> np.ndarray | None:
+    """The rows whose label is empty (NaN, None or a blank string), or None if every row has
+    one: they are kept as unlabeled rows (FS-Manifold's graph uses them), not refused."""
+    y = np.asarray(y)
+    if y.dtype.kind == "f":
+        empty = np.isnan(y)
+    elif y.dtype == object:
+        empty = np.array([v is None or (isinstance(v, float) and np.isnan(v))
+                          or (isinstance(v, str) and not v.strip()) for v in y], dtype=bool)
+    else:
+        return None
+    return empty if empty.any() else None
 
 
 MIN_ROWS = 5  # a file's rows: some to fit on, some held out to test on
@@ -365,11 +389,6 @@ def _from_frame(frame: pd.DataFrame, fname: str, label, *, line_offset: int,
         label_col = str(label)
     features = [c for c in columns if c != label_col]
     y_series = frame[label_col]
-    missing = y_series.isna().to_numpy()
-    if missing.any():
-        row = int(np.flatnonzero(missing)[0])
-        raise DataError(f"missing label in column {label_col!r}, {unit} {row + line_offset}",
-                        source=fname)
     block = frame[features]
     numeric = block.apply(pd.to_numeric, errors="coerce")
     bad = numeric.isna().to_numpy() & ~block.isna().to_numpy()
@@ -387,8 +406,12 @@ def _from_frame(frame: pd.DataFrame, fname: str, label, *, line_offset: int,
                         source=fname)
     y = y_series.to_numpy()
     if y.dtype == object:
-        as_num = pd.to_numeric(y_series, errors="coerce")
-        y = as_num.to_numpy() if not as_num.isna().any() else y_series.astype(str).to_numpy()
+        given = ~y_series.isna()
+        as_num = pd.to_numeric(y_series[given], errors="coerce")
+        if not as_num.isna().any():
+            y = pd.to_numeric(y_series, errors="coerce").to_numpy()  # empty cells: NaN
+        else:
+            y = np.where(given, y_series.astype(str), None).astype(object)
     task = infer_task(y)
     return _finish(values, y, fname, feature_names=features, task=task,
                    label_name=f"the label column {label_col!r}")

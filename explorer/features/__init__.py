@@ -13,6 +13,7 @@ from ._linear import (
     LinearSpace,
     auto_scaling,
     negligible,
+    scales_spread,
     tree_parents,
 )
 from ._nonlinear import BinnedSpace, Poly2Space
@@ -21,5 +22,5 @@ from ._sampled import SampledSpace
 
 __all__ = ["NEGLIGIBLE_RMS", "SCALE_SPREAD", "BinnedSpace", "Columns", "FeatureSpace",
            "FixedFamily", "FourierFamily", "GaborFamily", "LinearSpace",
-           "PiecewiseLinearBasis", "Poly2Space", "SampledSpace", "auto_scaling",
+           "PiecewiseLinearBasis", "Poly2Space", "SampledSpace", "auto_scaling", "scales_spread",
            "median_bandwidth", "negligible", "second_difference", "tree_parents"]

@@ -63,10 +63,14 @@ def auto_scaling(X) -> tuple[str | None, np.ndarray | None]:
     are fitted as in the papers. The rule reads the values only, so every storage of one
     matrix (dense, CSR, CSC, dask) gets the same scaling."""
     norms = _column_norms(X)
-    used = norms[~negligible(norms / np.sqrt(max(X.shape[0], 1)))]
-    if used.size and used.max() > SCALE_SPREAD * used.min():
-        return "rms", norms
-    return None, None
+    return ("rms", norms) if scales_spread(norms, X.shape[0]) else (None, None)
+
+
+def scales_spread(norms: np.ndarray, n_rows: int) -> bool:
+    """:func:`auto_scaling`'s rule on column norms over ``n_rows`` rows: the non-empty
+    columns' root mean squares spread over more than ``SCALE_SPREAD``."""
+    used = norms[~negligible(norms / np.sqrt(max(n_rows, 1)))]
+    return bool(used.size and used.max() > SCALE_SPREAD * used.min())
 
 
 class LinearSpace(FeatureSpace):

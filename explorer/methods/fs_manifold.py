@@ -37,11 +37,22 @@ from sklearn.svm import SVC
 
 from .._params import ParamSpec, cv_choice
 from ..data import as_matrix
-from ..engines.fs_manifold import knn_graph, laplacian, manifold_kernel, svm_dual
-from ..features import auto_scaling, negligible
+from ..engines.fs_manifold import (
+    GRAPHS,
+    ROUTES,
+    GraphStopped,
+    adjacency,
+    kernel_route,
+    laplacian,
+    manifold_kernel,
+    nearest_neighbours,
+    svm_dual,
+)
+from ..features import negligible, scales_spread
 from ..kernels import xts
 from ..optim import LevelStep, Stopping, level_method, relative_gap
 from .base import BaseSelector, Recorder, register
+from .records import FitStopped
 
 MAX_SVM_ITER = 1_000_000  # libsvm iterations of the final SVM
 P_RECORDED = 5000  # features up to which every record carries the whole p (lessons)
@@ -66,6 +77,13 @@ class FSManifold(BaseSelector):
     n_neighbors, metric, graph_weights, laplacian
         The graph: k nearest neighbours (cosine or euclidean), binary or heat weights,
         unnormalised D − W or symmetric normalised Laplacian.
+    graph : {"auto", "exact", "approximate"}
+        How the neighbours are found: exact (brute force) or by nearest-neighbour descent;
+        "auto": exact up to 10,000 rows (labelled and unlabelled), else approximate, with its
+        recall estimated on 200 rows (``graph_recall_``).
+    kernel : {"auto", "gram", "covariance"}
+        How H = X_l Z⁺ X_lᵀ is formed: through the n × n Gram matrix or the d × d matrix
+        Z = Xᵀ𝓛X; "auto": the smaller (same H to rounding, :mod:`explorer.engines.fs_manifold`).
     level : float
         λ of the level set ℓ = λ·upper + (1−λ)·lower (paper: 0.9).
     max_iter, tol
@@ -99,6 +117,14 @@ class FSManifold(BaseSelector):
         The level method's gap met ``tol`` within ``max_iter``.
     history_ : list of IterationRecord
         One record per level iteration; ``info["manifold_ratio"]`` compares the two terms.
+    kernel_route_, graph_route_ : str
+        The kernel's route ("gram" or "covariance") and the graph's ("exact" or
+        "approximate"), also in every record's ``info``.
+    graph_recall_ : float
+        The share of the exact k nearest neighbours the graph holds (1.0 when exact; else
+        estimated on 200 rows).
+    n_unlabeled_ : int
+        The unlabelled rows the graph was built with.
     n_passes_ : int
         The fit's products of a vector with the matrix it works on: the graph's and the
         manifold kernel's X_all·X_allᵀ (a product per row of X_all each), every oracle's
@@ -132,7 +158,8 @@ class FSManifold(BaseSelector):
     """
 
     display_name = "FS-Manifold"
-    record_keys = frozenset({"gap", "level", "manifold_ratio", "p", "p_top", "rho", "tau"})
+    record_keys = frozenset({"gap", "level", "manifold_ratio", "p", "p_top", "rho", "tau",
+                             "kernel_route", "graph_route", "graph_recall"})
     knowledge = frozenset({"exclude", "always_include"})
     sparsity_param = "m"
     multiclass = "native"
@@ -161,6 +188,10 @@ class FSManifold(BaseSelector):
                   choices=("binary", "heat"), live=False),
         ParamSpec("laplacian", "Laplacian", "unnormalized", "choice",
                   choices=("unnormalized", "normalized")),
+        ParamSpec("graph", "neighbour search", "auto", "choice", choices=GRAPHS, live=False,
+                  help="auto: exact up to 10,000 rows, else approximate (recall reported)"),
+        ParamSpec("kernel", "kernel route", "auto", "choice", choices=ROUTES, live=False,
+                  help="auto: through the smaller of the n × n and d × d matrices"),
         ParamSpec("feature_scaling", "feature scaling", "auto", "choice",
                   choices=("auto", None, "rms"), nullable=True,
                   help="auto: unit-RMS columns for features in different units"),
@@ -174,6 +205,7 @@ class FSManifold(BaseSelector):
                  graph_weights: str = "binary", laplacian: str = "unnormalized",
                  level: float = 0.9, max_iter: int = 100, tol: float = 1e-3,
                  feature_scaling: str | None = "auto", Cs=None, cv: int = 3,
+                 graph: str = "auto", kernel: str = "auto",
                  *, always_include=None, exclude=None, penalty_factor=None,
                  positive: bool = False):
         self._set_knowledge(always_include, exclude, penalty_factor, positive)
@@ -191,6 +223,8 @@ class FSManifold(BaseSelector):
         self.max_iter = max_iter
         self.tol = tol
         self.feature_scaling = feature_scaling
+        self.graph = graph
+        self.kernel = kernel
 
     def _check_params(self) -> None:
         if self.tau != "auto" and float(self.tau) >= 1.0:
@@ -210,23 +244,22 @@ class FSManifold(BaseSelector):
         Y = self._label_matrix(y)
         know = self._known()
         self._fixed = np.zeros(0, np.int64) if know is None else know.pinned
-        unit = self._unit(X if X_unlabeled is None else sp.vstack(
-            [sp.csr_matrix(X), sp.csr_matrix(X_unlabeled)], format="csr"))
+        unit = self._unit(X, X_unlabeled)
         if unit is not None:
             X = _times_columns(X, unit)
             X_unlabeled = None if X_unlabeled is None else _times_columns(X_unlabeled, unit)
-        X_all = X if X_unlabeled is None else (
-            sp.vstack([sp.csr_matrix(X), sp.csr_matrix(X_unlabeled)], format="csr")
-            if sp.issparse(X) or sp.issparse(X_unlabeled) else np.vstack([X, X_unlabeled]))
+        self.n_unlabeled_ = 0 if X_unlabeled is None else int(X_unlabeled.shape[0])
         start = getattr(self, "_path_start", None)  # the previous C's fit on these rows
         self._passes = 0
         if start is not None:
-            mk = start["kernel"]
+            mk, self._routes = start["kernel"], start["routes"]
         else:
-            W = knn_graph(X_all, self.n_neighbors, self.metric, self.graph_weights)
-            L = laplacian(W, self.laplacian)
-            mk = manifold_kernel(X_all, X.shape[0], L)
-            self._passes += 2 * X_all.shape[0]  # the graph's and the kernel's X_all·X_allᵀ
+            mk, found = self._manifold(X, X_unlabeled, recorder)
+            self._routes = {"kernel_route": mk.route, "graph_route": found.route,
+                            "graph_recall": float(found.recall)}
+        self.kernel_route_ = self._routes["kernel_route"]
+        self.graph_route_ = self._routes["graph_route"]
+        self.graph_recall_ = self._routes["graph_recall"]
         self.graph_components_ = mk.components
         self.ridge_ = mk.ridge
         self._mk = mk
@@ -243,7 +276,37 @@ class FSManifold(BaseSelector):
         if unit is not None:  # the weights of the raw features
             self.coef_ = self.coef_ * unit
 
-    def _unit(self, X_all):
+    def _manifold(self, X, X_unlabeled, recorder: Recorder):
+        """The graph over labelled and unlabelled rows and the manifold kernel H, each long
+        stage reported to the recorder (``progress``) and stopped on request
+        (:class:`~explorer.methods.records.FitStopped`: no model yet)."""
+        n = X.shape[0] + self.n_unlabeled_
+        route = kernel_route(n, X.shape[1], self.kernel)  # refuses a matrix too large first
+        X_all = X if X_unlabeled is None else (
+            sp.vstack([sp.csr_matrix(X), sp.csr_matrix(X_unlabeled)], format="csr")
+            if sp.issparse(X) or sp.issparse(X_unlabeled) else np.vstack([X, X_unlabeled]))
+        search = "finding the nearest neighbours"
+
+        def told(stage):
+            return lambda fraction: recorder.progress(stage, fraction)
+
+        try:
+            recorder.progress(search, 0.0)
+            found = nearest_neighbours(X_all, self.n_neighbors, self.metric, self.graph,
+                                       progress=told(search))
+            recorder.progress(search, 1.0)
+            if recorder.interrupted():
+                raise GraphStopped
+            L = laplacian(adjacency(found, self.graph_weights), self.laplacian)
+            mk = manifold_kernel(X_all, X.shape[0], L, route=route,
+                                 progress=told("building the manifold kernel"))
+        except GraphStopped:
+            raise FitStopped("FS-Manifold was stopped while building its graph and kernel, "
+                             "before its first model") from None
+        self._passes += 2 * X_all.shape[0]  # the graph's and the kernel's products with X_all
+        return mk, found
+
+    def _unit(self, X, X_unlabeled=None):
         """Per-feature factors that give the columns unit RMS (``feature_scaling``: "rms", or
         "auto" when their scales spread over 100×, as FGM's); None to fit the raw columns.
         The graph, the manifold kernel, the selection and the final SVM all see the scaled
@@ -251,18 +314,19 @@ class FSManifold(BaseSelector):
         m features were chosen (test accuracy 0.75, the majority's; 0.84 scaled)."""
         if self.feature_scaling is None:
             return None
-        scaling, norms = auto_scaling(X_all) if self.feature_scaling == "auto" else \
-            ("rms", np.sqrt(np.asarray(X_all.multiply(X_all).sum(0) if sp.issparse(X_all)
-                                       else np.square(X_all).sum(0))).ravel())
-        if scaling is None:
+        parts = [X] if X_unlabeled is None else [X, X_unlabeled]
+        squares = sum(_column_squares(part) for part in parts)
+        rows = sum(part.shape[0] for part in parts)
+        if self.feature_scaling == "auto" and not scales_spread(np.sqrt(squares), rows):
             return None
-        rms = norms / np.sqrt(X_all.shape[0])
+        rms = np.sqrt(squares / rows)
         return np.where(negligible(rms), 1.0, 1.0 / np.maximum(rms, 1e-300))
 
     def _path_state(self):
         """The graph and manifold kernel (C plays no part in them) and the optimal p, the
         next C's first point (:func:`~explorer.optim.level.level_method`'s ``p0``)."""
-        return {"kernel": self._mk, "p": self.p_.copy(), "tau": self.tau_}
+        return {"kernel": self._mk, "routes": dict(self._routes), "p": self.p_.copy(),
+                "tau": self.tau_}
 
     def _label_matrix(self, y):
         if np.ndim(y) == 1 and set(np.unique(y)) <= {-1.0, 1.0}:
@@ -317,6 +381,7 @@ class FSManifold(BaseSelector):
                 inner_measure=min(step.measure, relative_gap(step.upper, lower)),
                 info={"gap": step.upper - lower, "manifold_ratio": step.extra,
                       "tau": tau, "rho": rho, "p_top": step.best_p[top].copy(),
+                      **getattr(self, "_routes", {}),
                       "weights": step.best_p[np.sort(top)], "level": step.level,
                       "p": step.best_p.copy() if step.best_p.size <= P_RECORDED else None})
 
@@ -429,6 +494,14 @@ def _weighted_gram(X, p) -> np.ndarray:
     if sp.issparse(X):
         return np.asarray((X.multiply(p[None, :]) @ X.T).toarray())
     return (X * p[None, :]) @ X.T
+
+
+def _column_squares(X) -> np.ndarray:
+    """Σ_i x_ij² per column, without a copy of a dense X in another format."""
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=0)).ravel()
+    X = np.asarray(X)
+    return np.einsum("ij,ij->j", X, X)
 
 
 def _times_columns(X, unit: np.ndarray):

@@ -27,17 +27,26 @@ class FitCallback(Protocol):
     ``cancelled() -> bool``
         polled inside long inner loops (a user's *Stop*);
     ``warning(message)``
-        receives the fit's warnings instead of :func:`warnings.warn`.
+        receives the fit's warnings instead of :func:`warnings.warn`;
+    ``progress(stage, fraction)``
+        hears how far a long stage before the first record is (FS-Manifold's graph and
+        kernel on many rows): ``stage`` in words, ``fraction`` in [0, 1] or None if unknown.
     """
 
     def __call__(self, record: IterationRecord) -> bool | None: ...
 
 
-OPTIONAL_CALLBACK = ("stop_flag", "cancelled", "warning")  # FitCallback's optional members
+# FitCallback's optional members
+OPTIONAL_CALLBACK = ("stop_flag", "cancelled", "warning", "progress")
 Callback = FitCallback | Callable[["IterationRecord"], Any]
 _INDEX = np.dtype(np.int64)  # the dtype of a record's selected indices
 # the info keys behind IterationRecord's member, refinement and stage (the writers use these)
 MEMBER_KEY, REFINE_KEY, STAGE_KEY = "class", "refine", "stage"
+
+
+class FitStopped(Exception):
+    """A fit stopped on request before its first record: there is no model to keep (a stop
+    during FS-Manifold's graph or kernel on many rows)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +131,7 @@ class Recorder:
         self._count = 0  # records written to this root so far (deferred ones included)
         self.warnings: list[tuple[type[Warning], str]] = []
         self.stopped = False
+        self.stages: dict[str, float | None] = {}  # long stages before the records (progress)
         self._t0 = time.perf_counter()
         self._callback_time = 0.0
 
@@ -177,6 +187,22 @@ class Recorder:
             if probe is not None and probe():
                 root.stopped = True
         return root.stopped
+
+    def progress(self, stage: str, fraction: float | None = None) -> bool:
+        """Tell the callback how far a long stage before the first record is (its optional
+        ``progress(stage, fraction)``) and keep it in :attr:`stages`; False when the fit must
+        stop now (:meth:`interrupted`)."""
+        root = self._root()
+        value = None if fraction is None else float(min(max(fraction, 0.0), 1.0))
+        root.stages[stage] = value
+        report = getattr(root.callback, "progress", None)
+        if callable(report):
+            start = time.perf_counter()
+            try:
+                report(stage, value)
+            finally:
+                root._callback_time += time.perf_counter() - start
+        return not self.interrupted()
 
     def warn(self, message: str, category: type[Warning] = ConvergenceWarning) -> None:
         """Keep a warning for the end of the fit (``fit`` issues it, or hands it to a

@@ -119,10 +119,13 @@ def _serve(conn, slots: int) -> None:  # pragma: no cover - runs in the worker p
                 _Outbox(sid, conn, lock).put(Event("error", request.token, (RuntimeError(
                     "the worker process lost this session's data: press Run again"), "")))
                 continue
-            if request.X is None:
-                request.X, request.y = data[request.data_key]
+            if request.X is None:  # the unlabeled rows travel and stay with X and y
+                request.X, request.y, unlabeled = data[request.data_key]
+                if unlabeled is not None and "X_unlabeled" in request.fit_kwargs:
+                    request.fit_kwargs = {**request.fit_kwargs, "X_unlabeled": unlabeled}
             else:
-                data[request.data_key] = (request.X, request.y)
+                data[request.data_key] = (request.X, request.y,
+                                          request.fit_kwargs.get("X_unlabeled"))
             workers[sid].submit(request)
         elif command in ("stop", "step", "resume"):
             getattr(workers[sid], command)()
@@ -440,7 +443,10 @@ def background_worker(events, kinds):
 def _without_data(request: FitRequest) -> FitRequest:
     from dataclasses import replace
 
-    return replace(request, X=None, y=None)
+    kwargs = request.fit_kwargs
+    if kwargs.get("X_unlabeled") is not None:  # held with X and y: only its place is sent
+        kwargs = {**kwargs, "X_unlabeled": None}
+    return replace(request, X=None, y=None, fit_kwargs=kwargs)
 
 
 def sessions_per_process(pool: FitPool) -> dict[int, int]:

@@ -29,6 +29,7 @@ class Update:
     failed: bool = False
     cancelled: bool = False
     queued: int = 0
+    progress: tuple | None = None  # (stage, fraction) of a long stage before the first record
     sweep_rows: list = field(default_factory=list)
     sweep_reset: bool = False
 
@@ -158,6 +159,9 @@ class FitSession(param.Parameterized):
         elif event.kind == "queued":
             self.queued = int(event.payload)
             update.queued = self.queued
+        elif event.kind == "progress":
+            self.queued = 0
+            update.progress = tuple(event.payload)
         elif event.kind == "snapshot":
             self.snapshot = event.payload
         elif event.kind == "warning":

@@ -164,6 +164,10 @@ class StatusPacer:
                 return self._show(last, now, explain=settled)
             self.behind = True
             return Shown()
+        if update.progress is not None and running and not records:
+            stage, fraction = update.progress
+            done = "" if fraction is None else f" {fraction:.0%}"
+            return Shown(text=f"Selected: – features · {stage}…{done}")
         if update.queued and running:
             if warming is not None:  # what it waits for: the compiler, not a queue of fits
                 return Shown(text="Selected: – features · waiting while the numerical "
@@ -171,7 +175,7 @@ class StatusPacer:
                                   "done)")
             return Shown(text=f"Selected: – features · queued ({update.queued} ahead)")
         if update.cancelled:
-            return Shown(text="Selected: – features · stopped before it started")
+            return Shown(text="Selected: – features · stopped before its first model")
         if update.finished and records and has_model:
             # the fit's end came in a later poll than its last record: explain that record
             return self._show(records[-1], now, explain=True)

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ..methods.records import FitStopped
+
 log = logging.getLogger("explorer.ui")
 
 
@@ -44,8 +46,8 @@ class FitRequest:
 
 @dataclass
 class Event:
-    kind: str   # "started", "queued", "record", "snapshot", "paused", "done", "stopped",
-    #             "cancelled", "error", "row", "sweep-done", "sweep-error"
+    kind: str   # "started", "queued", "progress", "record", "snapshot", "paused", "done",
+    #             "stopped", "cancelled", "error", "row", "sweep-done", "sweep-error"
     token: int
     payload: Any = None
     time: float = field(default_factory=time.perf_counter)
@@ -262,6 +264,10 @@ class FitWorker:
             estimator = callback.estimator = request.estimator
             estimator._fitted_version = request.version
             estimator.fit(request.X, request.y, callback=callback, **request.fit_kwargs)
+        except FitStopped:  # stopped before its first model (a long graph or kernel)
+            self.paused = False
+            self.events.put(Event("cancelled", token))
+            return
         except Exception as exc:  # reported to the user, never raised into the UI loop
             self.paused = False
             self.events.put(Event("error", token, (exc, traceback.format_exc())))
@@ -291,6 +297,10 @@ class _Callback:
 
     def cancelled(self) -> bool:
         return self.worker._stop_current.is_set() or self.worker._closed
+
+    def progress(self, stage: str, fraction: float | None) -> None:
+        """How far a long stage before the first record is (the status line shows it)."""
+        self.worker.events.put(Event("progress", self.token, (stage, fraction)))
 
     def warning(self, message: str) -> None:
         """A warning of the fit (e.g. an uncertified master) goes to the message area, not

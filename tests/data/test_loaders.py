@@ -244,9 +244,22 @@ def test_missing_label_column(tmp_path):
     _expect(tmp_path / "nolabels.npz", "no labels")
 
 
-def test_missing_label_value(tmp_path):
-    (tmp_path / "d.csv").write_text("a,b,y\n1,2,1\n3,4,\n5,6,0\n")
-    _expect(tmp_path / "d.csv", "missing label")
+def test_rows_with_an_empty_label_are_the_unlabeled_rows(tmp_path):
+    """A file whose target is empty for most rows (semi-supervised data): those rows are kept
+    as X_unlabeled, in the file's order, and the summary says how many of each there are."""
+    rows = ["a,b,y"] + [f"{i},{2 * i},{'' if i % 4 else i % 8 // 4}" for i in range(40)]
+    (tmp_path / "semi.csv").write_text("\n".join(rows) + "\n")
+    ds = load(str(tmp_path / "semi.csv"))
+    assert ds.X.shape == (10, 2) and ds.X_unlabeled.shape == (30, 2)
+    assert ds.X[:, 0].tolist() == list(range(0, 40, 4))
+    assert ds.X_unlabeled[:3, 0].tolist() == [1, 2, 3]
+    assert "unlabeled 30" in ds.summary()
+    text = ["a,b,y"] + [f"{i},{i % 3},{'' if i % 2 else 'ab'[i % 4 // 2]}" for i in range(20)]
+    (tmp_path / "words.csv").write_text("\n".join(text) + "\n")
+    words = load(str(tmp_path / "words.csv"))
+    assert sorted(set(words.y)) == ["a", "b"] and words.X_unlabeled.shape == (10, 2)
+    (tmp_path / "none.csv").write_text("a,b,y\n1,2,\n3,4,\n5,6,\n7,8,\n9,9,\n")
+    _expect(tmp_path / "none.csv", "no labeled row")
 
 
 def test_corrupt_files(tmp_path):

@@ -14,7 +14,7 @@ from sklearn.svm import SVC
 
 from explorer import FSManifold
 from explorer.data import DataError, make
-from explorer.engines.fs_manifold.manifold import (
+from explorer.engines.fs_manifold import (
     knn_graph,
     laplacian,
     manifold_kernel,
@@ -287,3 +287,64 @@ def test_features_in_mixed_units_are_selected_on_their_merit():
     np.testing.assert_array_equal(raw.selected_features_, np.arange(10))
     assert not np.array_equal(auto.selected_features_, np.arange(10))
     assert auto.score(data.X_test, data.y_test) > raw.score(data.X_test, data.y_test) + 0.05
+
+
+# ---------------------------------------------------------------------- many rows
+@pytest.mark.parametrize("name", ["digits-3v8-semi", "digits-2v3-semi", "digits-4v7-semi",
+                                  "pd-speech"])
+def test_the_routes_select_the_same_features_on_catalogue_sets(name):
+    """At the default knobs the route auto picks (d × d on the digits, n × n on pd-speech)
+    gives the n × n route's H to 1e-6 and the same selected features."""
+    ds = make(name)
+    kw = {} if ds.X_unlabeled is None else {"X_unlabeled": ds.X_unlabeled}
+    auto = FSManifold().fit(ds.X, ds.y, **kw)
+    gram = FSManifold(kernel="gram").fit(ds.X, ds.y, **kw)
+    assert gram.kernel_route_ == "gram"
+    assert auto.kernel_route_ == ("gram" if ds.X.shape[1] >= ds.X.shape[0] + (
+        0 if ds.X_unlabeled is None else ds.X_unlabeled.shape[0]) else "covariance")
+    assert np.linalg.norm(auto._mk.H - gram._mk.H) <= 1e-6 * np.linalg.norm(gram._mk.H)
+    np.testing.assert_array_equal(auto.selected_features_, gram.selected_features_)
+
+
+def test_records_say_which_routes_ran_and_the_stages_are_reported():
+    semi = make("digits-3v8-semi")
+    stages = []
+
+    class Watch:
+        def __call__(self, record):
+            pass
+
+        def progress(self, stage, fraction):
+            stages.append((stage, fraction))
+
+    fsm = FSManifold(m=10).fit(semi.X, semi.y, X_unlabeled=semi.X_unlabeled, callback=Watch())
+    info = fsm.history_[0].info
+    assert (info["kernel_route"], info["graph_route"], info["graph_recall"]) == (
+        "covariance", "exact", 1.0)
+    assert fsm.n_unlabeled_ == semi.X_unlabeled.shape[0]
+    names = [s for s, _ in stages]
+    assert names[0] == "finding the nearest neighbours" and \
+        names[-1] == "building the manifold kernel"
+    assert ("finding the nearest neighbours", 1.0) in stages
+
+
+def test_a_stop_while_the_graph_is_built_leaves_no_model_and_says_so():
+    semi = make("digits-3v8-semi")
+
+    class StopAtOnce:
+        def __call__(self, record):
+            pass
+
+        def cancelled(self):
+            return True
+
+    from explorer.methods.records import FitStopped
+    with pytest.raises(FitStopped, match="before its first model"):
+        FSManifold(m=10).fit(semi.X, semi.y, X_unlabeled=semi.X_unlabeled,
+                             callback=StopAtOnce())
+
+
+def test_unlabeled_rows_must_have_the_features_of_the_labeled_ones():
+    semi = make("digits-3v8-semi")
+    with pytest.raises(ValueError, match="X_unlabeled has 10 features, X has 64"):
+        FSManifold(m=5).fit(semi.X, semi.y, X_unlabeled=semi.X_unlabeled[:, :10])

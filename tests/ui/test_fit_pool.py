@@ -319,3 +319,72 @@ def test_a_sweep_whose_worker_process_dies_is_reported_failed_and_the_next_one_r
         assert "sweep finished" in state.sweeps.status
     finally:
         state.close()
+
+
+def test_unlabeled_rows_reach_the_worker_process_and_stay_there(pool):
+    """FS-Manifold's unlabeled rows travel with X and y the first time and are kept with them:
+    the next fit, sent without the data, still uses every unlabeled row."""
+    state = _session(pool, {"dataset": "digits-3v8-semi", "method": "fs-manifold", "m": "8"})
+    try:
+        unlabeled = state.data.X_unlabeled.shape[0]
+        state.fit()
+        state.wait(120)
+        state.poll()
+        assert state.estimator.n_unlabeled_ == unlabeled
+        state.set_param("m", 12, refit=True)
+        state.wait(120)
+        state.poll()
+        assert state.estimator.n_unlabeled_ == unlabeled
+        assert state.estimator.selected_features_.size == 12
+    finally:
+        state.close()
+
+
+def test_a_long_graph_shows_its_progress_and_stop_ends_it_before_a_model():
+    """Many unlabeled rows: the status line says how far the graph is, and Stop during it
+    ends the fit with no model and says so (not "failed")."""
+    from explorer.data import make
+
+    state = ExplorerState(dataset=make("digits-deformed-semi", n_rows=9000, n_test=200),
+                          live=False, start_worker=False)
+    state.fits.worker = FitWorker(state._events)
+    try:
+        state.method = "fs-manifold"
+        state.set_param("graph", "exact")
+        state.fit()
+        assert _until(lambda: (state.poll(), "finding the nearest neighbours"
+                               in state.feedback.status)[1], timeout=60)
+        assert "%" in state.feedback.status
+        state.stop()
+        assert state.fits.worker.wait(30)
+        state.poll()
+        assert "stopped before its first model" in state.feedback.status
+        assert not state.records
+    finally:
+        state.close()
+
+
+def test_an_uploaded_file_with_empty_targets_is_fitted_with_its_unlabeled_rows():
+    """A CSV whose label is empty for most rows: the page says how many rows of each it uses
+    and FS-Manifold's graph takes them all."""
+    from explorer.data import make
+
+    digits = make("digits-3v8")
+    lines = [",".join(f"p{j}" for j in range(64)) + ",digit"]
+    for i, (row, label) in enumerate(zip(digits.X, digits.y)):
+        lines.append(",".join(f"{v:g}" for v in row) + "," + (str(label) if i % 6 == 0 else ""))
+    state = ExplorerState(live=False, start_worker=False)
+    state.fits.worker = FitWorker(state._events)
+    try:
+        assert state.upload("\n".join(lines).encode(), "semi.csv")
+        labeled = len(range(0, len(digits.y), 6))
+        unlabeled = len(digits.y) - labeled
+        assert f"unlabeled {unlabeled:,}" in state.data.summary()
+        state.method = "fs-manifold"
+        state.set_param("m", 10)
+        state.fit()
+        state.wait(120)
+        state.poll()
+        assert state.estimator.n_unlabeled_ == unlabeled
+    finally:
+        state.close()

@@ -82,7 +82,10 @@ def test_the_pacer_shows_first_and_settled_records_at_once_and_rations_the_rest(
                                         paused=False, has_model=False).text
     assert "queued (3 ahead)" in pacer.after_poll(Update(queued=3), records=[], running=True,
                                                   paused=False, has_model=False).text
-    assert "stopped before it started" in pacer.after_poll(
+    long_stage = pacer.after_poll(Update(progress=("finding the nearest neighbours", 0.4)),
+                                  records=[], running=True, paused=False, has_model=False)
+    assert long_stage.text.endswith("finding the nearest neighbours… 40%")
+    assert "stopped before its first model" in pacer.after_poll(
         Update(cancelled=True), records=[], running=False, paused=False, has_model=False).text
     finished = pacer.after_poll(Update(finished=True), records=[r1, r2, r3], running=False,
                                 paused=False, has_model=True)

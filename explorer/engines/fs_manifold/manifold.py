@@ -23,50 +23,19 @@ there. ε defaults to 1e-6·tr(Z)/d.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from .graph import GraphStopped
 
-def knn_graph(X, n_neighbors: int = 20, metric: str = "cosine",
-              weights: str = "binary") -> sp.csr_matrix:
-    """Symmetric k-NN adjacency (sparse): binary weights or heat weights exp(−d²/σ²) with σ the
-    mean neighbour distance; an edge exists when either point is among the other's k nearest."""
-    from sklearn.neighbors import NearestNeighbors
-
-    n = X.shape[0]
-    k = int(min(n_neighbors, n - 1))
-    if k < 1:
-        raise ValueError("the graph needs at least 2 rows")
-    if metric not in ("cosine", "euclidean"):
-        raise ValueError("metric must be 'cosine' or 'euclidean'")
-    if weights not in ("binary", "heat"):
-        raise ValueError("graph_weights must be 'binary' or 'heat'")
-    nn = NearestNeighbors(n_neighbors=k + 1, metric=metric, algorithm="brute").fit(X)
-    dist, idx = nn.kneighbors(X)
-    rows = np.repeat(np.arange(n), k)
-    cols = idx[:, 1:].ravel()
-    d = dist[:, 1:].ravel()
-    if weights == "binary":
-        vals = np.ones(rows.size)
-    else:
-        sigma2 = max(float(np.mean(d**2)), 1e-12)
-        vals = np.exp(-(d**2) / sigma2)
-    A = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
-    return A.maximum(A.T).tocsr()
-
-
-def laplacian(W: sp.spmatrix, kind: str = "unnormalized") -> sp.csr_matrix:
-    """𝓛 = D − W, or the symmetric normalised I − D^{−½} W D^{−½}."""
-    deg = np.asarray(W.sum(axis=1)).ravel()
-    if kind == "unnormalized":
-        return (sp.diags(deg) - W).tocsr()
-    if kind == "normalized":
-        inv = np.where(deg > 0, 1.0 / np.sqrt(np.maximum(deg, 1e-300)), 0.0)
-        return (sp.eye(W.shape[0]) - sp.diags(inv) @ W @ sp.diags(inv)).tocsr()
-    raise ValueError("laplacian must be 'unnormalized' or 'normalized'")
+ROUTES = ("auto", "gram", "covariance")
+MAX_DENSE_SIDE = 16_000  # the largest n × n or d × d matrix a route forms (2 GB in float64)
+Z_BLOCK = 4096  # rows of 𝓛X formed at a time by the covariance route
 
 
 @dataclass
@@ -78,11 +47,54 @@ class ManifoldKernel:
     trace_Z: float
     null_mass: float      # ‖N‖ relative to ‖K_ll‖: labeled-row mass outside range(Z)
     components: int       # connected components of the graph
+    route: str = "gram"   # "gram" (n × n) or "covariance" (d × d)
 
 
-def manifold_kernel(X_all, n_labeled: int, L: sp.spmatrix, ridge: float | None = None
+def kernel_route(n: int, d: int, route: str = "auto") -> str:
+    """The route that forms the smaller dense matrix: "gram" (n × n, O(n²d + n³)) when there
+    are no more rows than features, else "covariance" (d × d, O(nnz(𝓛)d + nd² + d³)). A matrix
+    side over ``MAX_DENSE_SIDE`` on both routes is refused with what the user can change."""
+    if route not in ROUTES:
+        raise ValueError(f"kernel route must be one of {ROUTES}, got {route!r}")
+    if route == "auto":
+        route = "gram" if n <= d else "covariance"
+    side = n if route == "gram" else d
+    if side > MAX_DENSE_SIDE:
+        gib = side * side * 8 * 3 / 2**30
+        raise ValueError(
+            f"FS-Manifold's manifold kernel on {n:,} rows × {d:,} features needs a "
+            f"{side:,} × {side:,} matrix and its factor (about {gib:.0f} GB): use fewer "
+            f"unlabeled rows (at most {MAX_DENSE_SIDE:,} rows in all) or keep at most "
+            f"{MAX_DENSE_SIDE:,} features (a filter such as variance or document frequency)")
+    return route
+
+
+def manifold_kernel(X_all, n_labeled: int, L: sp.spmatrix, ridge: float | None = None,
+                    route: str = "auto", progress: Callable[[float], bool] | None = None
                     ) -> ManifoldKernel:
-    """H = X_l (Z + εI)⁻¹ X_lᵀ with Z = X_allᵀ 𝓛 X_all, the first ``n_labeled`` rows labeled."""
+    """H = X_l (Z + εI)⁻¹ X_lᵀ with Z = X_allᵀ 𝓛 X_all, the first ``n_labeled`` rows labeled,
+    by the route :func:`kernel_route` picks; ``progress(fraction)`` is told how far the
+    covariance route's Z is (False: stop, :class:`GraphStopped`)."""
+    n, d = X_all.shape
+    route = kernel_route(n, d, route)
+    if route == "gram":
+        H, ridge, trace_Z, null_mass = _gram_route(X_all, n_labeled, L, ridge)
+    else:
+        H, ridge, trace_Z, null_mass = _covariance_route(X_all, n_labeled, L, ridge, progress)
+    components = int(connected_components(sp.csr_matrix(L != 0), directed=False)[0])
+    return ManifoldKernel(H=H, ridge=ridge, trace_Z=trace_Z, null_mass=null_mass,
+                          components=components, route=route)
+
+
+def _centred(A: np.ndarray) -> np.ndarray:
+    C = np.eye(A.shape[0]) - 1.0 / A.shape[0]
+    A = C @ A @ C
+    return 0.5 * (A + A.T)
+
+
+def _gram_route(X_all, n_labeled, L, ridge):
+    """Woodbury through the n × n Gram matrix K = XXᵀ and the eigenvectors of 𝓛 (the module
+    docstring); the route for n ≤ d."""
     n, d = X_all.shape
     K = X_all @ X_all.T
     K = K.toarray() if sp.issparse(K) else np.asarray(K, dtype=np.float64)
@@ -97,18 +109,59 @@ def manifold_kernel(X_all, n_labeled: int, L: sp.spmatrix, ridge: float | None =
     keep = s > max(1e-12 * s.max(initial=0.0), 0.0)
     s, V = s[keep], V[:, keep]
     G = (K[:n_labeled] @ F.T) @ V                      # X_l Uᵀ V  (l × r)
-    H = (G / (s * (s + eps))) @ G.T
+    H = _centred((G / (s * (s + eps))) @ G.T)
     K_ll = K[:n_labeled, :n_labeled]
     N = K_ll - (G / s) @ G.T
-    N = 0.5 * (N + N.T)
-    C = np.eye(n_labeled) - 1.0 / n_labeled
-    H = C @ H @ C
-    H = 0.5 * (H + H.T)
     scale = max(np.linalg.norm(K_ll), 1e-300)
-    null_mass = float(np.linalg.norm(C @ N @ C) / scale)
-    components = int(connected_components(sp.csr_matrix(L != 0), directed=False)[0])
-    return ManifoldKernel(H=H, ridge=eps, trace_Z=trace_Z, null_mass=null_mass,
-                          components=components)
+    return H, eps, trace_Z, float(np.linalg.norm(_centred(N)) / scale)
+
+
+def _covariance_route(X_all, n_labeled, L, ridge, progress):
+    """Z = Xᵀ𝓛X as a d × d matrix from sparse products, ``Z_BLOCK`` rows of 𝓛X at a time
+    (O(nnz(𝓛)·d + n·d²) time, O(d² + Z_BLOCK·d) memory besides X), then Z's eigenvectors:
+    H = X_l E diag(1/(z + ε)) Eᵀ X_lᵀ over z > 1e-12·max z, the same pseudo-inverse on Z's
+    null space as the Gram route; the route for n > d."""
+    n, d = X_all.shape
+    L = sp.csr_matrix(L)
+    sparse = sp.issparse(X_all)
+    X = sp.csr_matrix(X_all, dtype=np.float64) if sparse else np.asarray(X_all, np.float64)
+    Z = np.zeros((d, d))
+    for start in range(0, n, Z_BLOCK):
+        rows = slice(start, min(n, start + Z_BLOCK))
+        LX = L[rows] @ X                              # (𝓛X) on these rows
+        if sparse:
+            _add_csr(Z, sp.csr_matrix(X[rows].T @ LX))
+        else:
+            Z += X[rows].T @ LX
+        if progress is not None and progress(rows.stop / n) is False:
+            raise GraphStopped
+    Z = 0.5 * (Z + Z.T)
+    z, E = np.linalg.eigh(Z)
+    del Z
+    trace_Z = float(np.sum(np.maximum(z, 0.0)))
+    eps = float(ridge) if ridge is not None else max(1e-6 * trace_Z / d, 1e-300)
+    keep = z > max(1e-12 * z.max(initial=0.0), 0.0)
+    A = X[:n_labeled] @ E                              # X_l E  (l × d)
+    A = np.asarray(A)
+    H = _centred((A[:, keep] / (z[keep] + eps)) @ A[:, keep].T)
+    K_ll = np.asarray((X[:n_labeled] @ X[:n_labeled].T).toarray() if sparse
+                      else X[:n_labeled] @ X[:n_labeled].T)
+    N = A[:, ~keep] @ A[:, ~keep].T
+    scale = max(np.linalg.norm(K_ll), 1e-300)
+    return H, eps, trace_Z, float(np.linalg.norm(_centred(N)) / scale)
+
+
+@numba.njit(cache=True)
+def _add_csr_kernel(Z, indptr, indices, data):
+    for i in range(indptr.size - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            Z[i, indices[p]] += data[p]
+
+
+def _add_csr(Z: np.ndarray, P: sp.csr_matrix) -> None:
+    """Z += P in place for a sparse P (no dense copy of P)."""
+    _add_csr_kernel(Z, P.indptr.astype(np.int64), P.indices.astype(np.int64),
+                    P.data.astype(np.float64))
 
 
 def manifold_kernel_direct(X_all, n_labeled: int, L, ridge: float) -> np.ndarray:

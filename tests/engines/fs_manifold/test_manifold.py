@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.engines.fs_manifold.manifold import (
+from explorer.engines.fs_manifold import (
     knn_graph,
     laplacian,
     manifold_kernel,

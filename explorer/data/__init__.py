@@ -10,7 +10,7 @@ from ._dataset import Dataset, format_bytes
 from ._errors import DataError
 from ._images import guess_image_shape, looks_like_pixels, parse_shape, with_image_shape
 from ._lazy import lazy_format, load_lazy
-from ._loaders import detect_format, load_file, save
+from ._loaders import NoLabeledRows, detect_format, load_file, load_unlabeled, save
 from ._named import NamedArray, NamedCSC, NamedCSR, with_names
 from ._probes import with_probes
 from ._synthetic import (
@@ -101,7 +101,7 @@ __all__ = [
     "catalogue", "catalogue_entries",
     "check_binary", "check_finite", "check_labels", "check_rows", "detect_format", "entry",
     "format_bytes", "infer_task",
-    "lazy_format", "load", "load_file", "load_lazy",
+    "NoLabeledRows", "lazy_format", "load", "load_file", "load_lazy", "load_unlabeled",
     "make", "make_faces", "make_fgm_groups", "make_fgm_linear", "make_fsa_correlated",
     "make_fsa_equicorrelated", "make_fsa_nonlinear", "make_planted_logistic", "make_ranking",
     "make_semi_supervised",

@@ -175,14 +175,14 @@ def _finish(X, y, fname, *, feature_names=None, task=None, query=None,
     if X.shape[1] == 0:
         raise DataError("contains no feature columns", source=fname)
     if y is None:
-        raise DataError("has no labels", source=fname)
+        raise NoLabeledRows("has no labels", X, source=fname)
     check_rows(X, y, source=fname)
     extra = dict(extra or {})
     unlabeled = _unlabeled_rows(y)
     if unlabeled is not None:
         if unlabeled.all():
-            raise DataError(f"has no labeled row: {label_name} is empty in every row",
-                            source=fname)
+            raise NoLabeledRows(f"has no labeled row: {label_name} is empty in every row",
+                                X, source=fname)
         extra["X_unlabeled"] = X[np.flatnonzero(unlabeled)]
         X, y = X[np.flatnonzero(~unlabeled)], np.asarray(y)[~unlabeled]
         if query is not None:
@@ -196,6 +196,50 @@ def _finish(X, y, fname, *, feature_names=None, task=None, query=None,
         task = "ranking"
     return Dataset(X=X, y=y, name="", feature_names=feature_names, task=task, query=query,
                    **extra)
+
+
+class NoLabeledRows(DataError):
+    """A file with rows and no label (:func:`load_unlabeled` takes its rows)."""
+
+    def __init__(self, message: str, X, *, source: str | None = None):
+        super().__init__(message, source=source)
+        self.X = X
+
+
+def load_unlabeled(source, *, n_features: int | None = None, label=None,
+                   name: str | None = None, fmt: str | None = None):
+    """The rows of a file as unlabeled rows (FS-Manifold's ``X_unlabeled``): a file whose label
+    column is empty in every row, an ``.npz`` or ``.mat`` file with X and no y, or any file the
+    explorer reads, its labels ignored. ``n_features``: the labeled rows' column count, checked.
+
+    Parameters
+    ----------
+    source : path-like or bytes
+        The file (bytes need ``name``).
+    n_features : int, optional
+        The number of features the rows must have.
+    label, name, fmt
+        As :func:`load_file`.
+
+    Returns
+    -------
+    ndarray or scipy.sparse matrix
+        The file's rows, labeled and unlabeled alike.
+    """
+    try:
+        ds = load_file(source, label=label, name=name, fmt=fmt)
+    except NoLabeledRows as exc:
+        X, where = as_matrix(exc.X), exc.source
+    else:
+        parts = [part for part in (ds.X, ds.X_unlabeled) if part is not None]
+        X = sp.vstack(parts, format="csr") if any(sp.issparse(p) for p in parts) else \
+            np.vstack(parts)
+        where = name or (None if isinstance(source, (bytes, bytearray)) else Path(source).name)
+    if n_features is not None and X.shape[1] != int(n_features):
+        raise DataError(f"has {X.shape[1]} feature columns; the labeled rows have "
+                        f"{int(n_features)} (an unlabeled file keeps the labeled file's columns, "
+                        "its label column empty)", source=where)
+    return X
 
 
 def _unlabeled_rows(y) -> np.ndarray | None:
@@ -455,8 +499,9 @@ def _read_npz(raw: bytes, fname: str, label) -> Dataset:
             raise DataError(f"has no array 'X' (nor a scipy sparse matrix); arrays are: "
                             f"{', '.join(sorted(keys))}", source=fname)
         if y_key is None:
-            raise DataError(f"has no labels: expected an array 'y'; arrays are: "
-                            f"{', '.join(sorted(keys))}", source=fname)
+            raise NoLabeledRows(f"has no labels: expected an array 'y'; arrays are: "
+                                f"{', '.join(sorted(keys))}", as_matrix(X, source=fname),
+                                source=fname)
         y = archive[y_key]
         names = [str(n) for n in archive["feature_names"]] if "feature_names" in keys else None
         extra = {}
@@ -490,8 +535,8 @@ def _read_mat(raw: bytes, fname: str, label) -> Dataset:
                         f"its variables are: {', '.join(names) or 'none'}", source=fname)
     if y_key is None:
         looked = ", ".join(wanted)
-        raise DataError(f"has no labels variable (looked for {looked}); its variables are: "
-                        f"{', '.join(names)}", source=fname)
+        raise NoLabeledRows(f"has no labels variable (looked for {looked}); its variables "
+                            f"are: {', '.join(names)}", variables[x_key], source=fname)
     X, y = variables[x_key], variables[y_key]
     y = np.asarray(y.toarray() if sp.issparse(y) else y)
     if y.ndim == 2 and 1 in y.shape:

@@ -11,6 +11,7 @@ The records and the recorder are in :mod:`.records`, the registry in :mod:`.regi
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
 from typing import ClassVar
@@ -23,7 +24,15 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import ParamSpec, specs_by_name  # noqa: F401  (re-exported)
-from ..data import DataError, as_matrix, check_binary, check_finite, check_labels, check_rows
+from ..data import (
+    DataError,
+    as_matrix,
+    check_binary,
+    check_finite,
+    check_labels,
+    check_rows,
+    load_unlabeled,
+)
 from ..kernels.chunked import as_chunked, is_dask
 from ..optim import WarmStart
 from . import knowledge as _knowledge
@@ -275,6 +284,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             raise TypeError(f"fit() got an unexpected keyword argument {sorted(unknown)[0]!r}")
         self._validate_params_against_specs()
         X = self._validate_X(X, reset=True)
+        if isinstance(fit_params.get("X_unlabeled"), (str, os.PathLike)):  # a file's rows
+            fit_params = {**fit_params, "X_unlabeled": load_unlabeled(
+                fit_params["X_unlabeled"], n_features=X.shape[1])}
         if X.shape[0] < 2:
             raise DataError(f"{type(self).__name__} needs at least 2 samples, got "
                             f"{X.shape[0]} sample")

@@ -306,3 +306,27 @@ def test_npz_with_an_unknown_zip_header_names_the_file(tmp_path, field, value, w
     path.write_bytes(bytes(raw))
     with pytest.raises(DataError, match="strange.npz"):
         load(path)
+
+
+def test_an_unlabeled_file_gives_its_rows_to_fit(tmp_path):
+    """fit(X, y, X_unlabeled="file") takes a file whose label column is empty in every row, an
+    .npz without y, or a labeled file (labels ignored); a file with other columns is refused
+    naming both counts."""
+    from explorer import FSManifold
+    from explorer.data import load_unlabeled, make
+
+    semi = make("digits-3v8-semi")
+    U = semi.X_unlabeled
+    header = ",".join(f"p{j}" for j in range(64)) + ",digit"
+    (tmp_path / "unlabeled.csv").write_text(
+        header + "\n" + "\n".join(",".join(f"{v:g}" for v in row) + "," for row in U) + "\n")
+    np.savez(tmp_path / "unlabeled.npz", X=U)
+    for name in ("unlabeled.csv", "unlabeled.npz"):
+        np.testing.assert_array_equal(load_unlabeled(tmp_path / name, n_features=64), U)
+    from_file = FSManifold(m=8).fit(semi.X, semi.y, X_unlabeled=str(tmp_path / "unlabeled.csv"))
+    given = FSManifold(m=8).fit(semi.X, semi.y, X_unlabeled=U)
+    assert from_file.n_unlabeled_ == U.shape[0]
+    np.testing.assert_array_equal(from_file.selected_features_, given.selected_features_)
+    np.savez(tmp_path / "narrow.npz", X=U[:, :10])
+    with pytest.raises(DataError, match="has 10 feature columns; the labeled rows have 64"):
+        FSManifold(m=8).fit(semi.X, semi.y, X_unlabeled=tmp_path / "narrow.npz")

@@ -4,8 +4,9 @@ Jin, IEEE TNN 2010).
 Relaxed problem (12) for a fixed τ: min_{p∈P} max_{α∈Q} φ(p, α) with
 φ(p, α) = αᵀe − ½(α∘y)ᵀ M(p) (α∘y), M(p) = (1−τ)² X_l diag(p) X_lᵀ + (τ²/ρ) H,
 P = {p ∈ [0,1]^d : Σp = m}, Q = {α ∈ [0,C]^l : αᵀy = 0}; H = X_l Z⁻¹ X_lᵀ with Z = Xᵀ𝓛X over
-labeled and unlabeled rows (:mod:`explorer.engines.fs_manifold.manifold`: Woodbury through n × n
-Gram matrices, never a d × d matrix; ridge semantics documented there).
+labeled and unlabeled rows (:mod:`explorer.engines.fs_manifold`: through the smaller of the
+n × n Gram matrix and the d × d matrix Z, the graph exact or by nearest-neighbour descent;
+ridge semantics documented there).
 
 Algorithm 2 (extended level method): p⁰ = (m/d)e; each iteration solves the SVM dual with
 kernel M(pⁱ) (scikit-learn's SVC, precomputed kernel) → αⁱ; adds the cut φ(p, αⁱ), linear in

@@ -1,8 +1,11 @@
-"""The k-NN graph Laplacian and the manifold kernel H = X_l Z⁻¹ X_lᵀ, Z = Xᵀ𝓛X (FS-Manifold,
-Xu, King, Lyu & Jin, eqs. 3 and 12–13), without ever forming a d × d matrix.
+"""The manifold kernel H = X_l Z⁻¹ X_lᵀ, Z = Xᵀ𝓛X (FS-Manifold, Xu, King, Lyu & Jin, eqs. 3
+and 12–13; the graph and 𝓛 are in :mod:`.graph`), by the route that forms the smaller dense
+matrix: the n × n Gram route below when n ≤ d, else Z itself as a d × d matrix
+(:func:`_covariance_route`). Both give the same H (tests: to 1e-9 of
+:func:`manifold_kernel_direct`).
 
-With 𝓛 = QΛQᵀ (n × n, n = labeled + unlabeled rows) and F = Λ^{½}Qᵀ, the factor U = F X has
-UᵀU = Z, and every quantity goes through the n × n Gram matrix K = XXᵀ:
+The Gram route. With 𝓛 = QΛQᵀ (n × n, n = labeled + unlabeled rows) and F = Λ^{½}Qᵀ, the
+factor U = F X has UᵀU = Z, and every quantity goes through the n × n Gram matrix K = XXᵀ:
 
     UUᵀ = F K Fᵀ = V S Vᵀ,   X_l Uᵀ = K_{l·} Fᵀ,   G = X_l Uᵀ V.
 

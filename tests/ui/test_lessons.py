@@ -143,7 +143,11 @@ def test_fs_manifold_lessons_p_image_shows_every_column_and_mark(page: Page, ser
         _step(page, n, "Iteration")
     marks = wait_for(lambda: page.evaluate(MARKS_ON_PAGE, "2 · p (Σp = 10)"), 20)
     assert len(marks) == 10
-    box = page.locator(".view-weights").first.bounding_box()
+    # the pane is laid out again after the step's redraw (under load its box was read
+    # while it had none): wait for it, then read the marks it now shows
+    box = wait_for(lambda: page.locator(".view-weights").first.bounding_box(), 20)
+    marks = wait_for(lambda: page.evaluate(MARKS_ON_PAGE, "2 · p (Σp = 10)"), 20)
+    assert len(marks) == 10
     for x, y in marks:
         assert box["x"] <= x <= box["x"] + box["width"], (x, box)
         assert box["y"] <= y <= box["y"] + box["height"], (y, box)

@@ -196,6 +196,13 @@ def _entries() -> list[CatalogueEntry]:
              _size("k_star", 5, 1, 100, "relevant k*"),
              ParamSpec("kind", "response", "abs", "choice", choices=("abs", "square")), SEED)),
         CatalogueEntry(
+            "interactions", syn.make_interactions,
+            "pairwise products + main effects (additive models miss them)", "synthetic",
+            (_size("n_samples", 2000, 50, 100000), _size("n_features", 500, 2, 10000),
+             _size("n_pairs", 5, 1, 100, "interacting pairs"),
+             ParamSpec("main_effect", "main effect", 0.5, "float", 0.0, 5.0),
+             _size("n_test", 1000, 50, 100000), SEED)),
+        CatalogueEntry(
             "fsa-ranking", syn.make_ranking, "FSA-Rank: graded documents per query",
             "synthetic",
             (_size("n_queries", 100, 5, 10000), _size("docs_per_query", 20, 2, 1000),

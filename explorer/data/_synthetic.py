@@ -243,6 +243,37 @@ def make_fsa_nonlinear(n_samples: int = 1000, n_features: int = 200, k_star: int
     )
 
 
+def make_interactions(n_samples: int = 2000, n_features: int = 500, n_pairs: int = 5,
+                      main_effect: float = 0.5, n_test: int = 1000, seed: int = 0) -> Dataset:
+    """Planted pairwise interactions: y = 1 if Σ_p x_a(p)·x_b(p) + main_effect·Σ_j x_j > its
+    median, over 2·``n_pairs`` relevant standard-normal variables at random positions.
+
+    The main effects make every relevant variable visible to an additive selection; the
+    products are beyond any additive model (a weight or a response curve per variable), so a
+    method can keep the right variables and still predict poorly with its own model.
+    """
+    if 2 * n_pairs > n_features:
+        raise ValueError(f"n_pairs={n_pairs} needs at least {2 * n_pairs} features")
+    rng = _rng(seed)
+    truth = np.sort(rng.choice(n_features, 2 * n_pairs, replace=False))
+    order = rng.permutation(truth)  # which relevant variables pair up
+
+    def latent(X):
+        T = X[:, order]
+        return (T[:, 0::2] * T[:, 1::2]).sum(1) + main_effect * T.sum(1)
+
+    X = rng.standard_normal((n_samples, n_features))
+    X_test = rng.standard_normal((n_test, n_features))
+    cut = float(np.median(latent(X)))
+    return Dataset(
+        X=X, y=(latent(X) > cut).astype(np.int64), X_test=X_test,
+        y_test=(latent(X_test) > cut).astype(np.int64), truth=truth, name="interactions",
+        description=f"{n_pairs} pairwise products + main effects over {2 * n_pairs} of "
+                    f"{n_features} variables (nonlinear)",
+        source="design ours, after NIPS 2003 madelon (Guyon et al.)", licence="synthetic",
+    )
+
+
 def make_ranking(n_queries: int = 100, docs_per_query: int = 20, n_features: int = 200,
                  k_star: int = 5, n_grades: int = 3, noise: float = 0.5,
                  test_queries: int = 50, seed: int = 0) -> Dataset:

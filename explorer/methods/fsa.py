@@ -37,6 +37,7 @@ from ..engines.fsa import (
 )
 from ..optim import LOSSES, Datafit, PairwiseDatafit, WarmStart, make_loss
 from .base import BaseSelector, Recorder, register
+from .refit import MODELS, kernel_refit, refit_scores, refit_summary, selected_columns
 
 SETTLED = 1e-4  # relative change of the objective in the last step of a converged run
 RANKING = "ranking"  # FSA's pairwise datafit (eq. 9), beside the losses of the table
@@ -85,6 +86,12 @@ class FSA(BaseSelector):
         Unpenalised intercept updated by the same gradient steps.
     warm_start : bool
         Start from the previous β (on its kept variables) instead of 0.
+    model : {"own", "rbf_svm"}
+        What ``predict`` uses. "own": FSA's model, additive in the kept variables (a weight,
+        or with the piecewise-linear basis a response curve, per variable), which cannot
+        express an interaction such as a product or an XOR of two variables. "rbf_svm": an
+        RBF-kernel SVM refitted on the kept variables (standardised; C and γ by 3-fold CV,
+        :func:`~explorer.methods.refit.kernel_refit`), which can. The selection is the same.
     always_include, exclude, penalty_factor, positive
         What the user knows, keyword-only (:mod:`explorer.methods.knowledge`): features
         always in, never in, a factor per feature, non-negative weights. FSA honours
@@ -108,6 +115,9 @@ class FSA(BaseSelector):
     n_rejected_ : int
         Trial steps the majoriser test rejected (each cost one product over the alive
         columns).
+    refit_, refit_params_ : sklearn estimator or None, dict or None
+        With ``model="rbf_svm"``: the kernel SVM ``predict`` uses, and its chosen C, γ and
+        cross-validated score (None with FSA's own model).
 
     See Also
     --------
@@ -172,13 +182,16 @@ class FSA(BaseSelector):
         ParamSpec("fit_intercept", "intercept", True, "bool"),
         ParamSpec("warm_start", "warm start", False, "bool", live=False,
                   help="start from the previous β"),
+        ParamSpec("model", "model", "own", "choice", choices=MODELS, live=False,
+                  help="what predict uses: FSA's own additive model, or an RBF-kernel SVM "
+                       "refitted on the kept variables (interactions)"),
     )
 
     def __init__(self, k: int = 10, loss: str = "logistic", mu: float = 300.0,
                  n_iter: int = 500, eta: float | None = None, ridge: float = 1e-3,
                  huber_h: float = 0.1, basis: str | None = None, bins: int = 10,
                  smoothness: float = 0.1, standardize: bool = True, fit_intercept: bool = True,
-                 warm_start: bool = False,
+                 warm_start: bool = False, model: str = "own",
                  *, always_include=None, exclude=None, penalty_factor=None,
                  positive: bool = False):
         self._set_knowledge(always_include, exclude, penalty_factor, positive)
@@ -195,6 +208,7 @@ class FSA(BaseSelector):
         self.standardize = standardize
         self.fit_intercept = fit_intercept
         self.warm_start = warm_start
+        self.model = model
 
     @property
     def _task(self) -> str:
@@ -318,7 +332,30 @@ class FSA(BaseSelector):
             support &= used
         self.support_ = support
 
+    def _fit_task(self, X, y, recorder: Recorder, fit_params) -> None:
+        """The selection (one fit, or one per class), then with ``model="rbf_svm"`` the kernel
+        SVM on the kept columns (:func:`~explorer.methods.refit.kernel_refit`) that
+        ``predict`` uses from then on; ``refit_`` is None with FSA's own model."""
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
+        if self.model != "own" and self._task == "ranking":
+            raise ValueError("model='rbf_svm' refits a classifier or a regressor; a ranking "
+                             "(loss='ranking') keeps FSA's own scoring function")
+        self.refit_ = self.refit_params_ = None
+        super()._fit_task(X, y, recorder, fit_params)
+        if self.model == "rbf_svm" and self.support_.any() and not recorder.stopped:
+            self.refit_ = kernel_refit(selected_columns(X, self.support_), np.asarray(y),
+                                       self._task)
+            self.refit_params_ = refit_summary(self.refit_)
+
     # ------------------------------------------------------------------ predict
+    def _raw_scores(self, X) -> np.ndarray:
+        refit = self.__dict__.get("refit_")
+        if refit is None or "submodel_" in self.__dict__:  # own model, or the submodel's
+            return super()._raw_scores(X)
+        X = self._validate_X(X, reset=False)
+        return refit_scores(refit, selected_columns(X, self.support_), self._task)
+
     def _decision_binary(self, X) -> np.ndarray:
         if self.basis is None:
             return super()._decision_binary(X)

@@ -129,10 +129,27 @@ def test_agreement_of_methods_at_the_same_k():
     assert result.off_target() == {}
 
 
-def test_agreement_takes_grfl_through_its_cap(monkeypatch):
-    """GrFL has no count knob: its cap on learned features is searched for k input features,
-    within a bound on its fits, and a count it cannot reach is reported, not hidden."""
+def test_agreement_asks_grfl_for_k_inputs():
+    """GrFL's count knob k (inputs by backward elimination) is what fit_at_k asks for."""
+    data = make("xor").split(test_size=0.3, seed=0)
+    est, setting = fit_at_k("grfl", data, 10)
+    assert setting == {"k": 10} and est.n_selected_ == 10
+    result = agreement(["fgm", "grfl"], "xor", k=2)
+    assert len(result.supports["fgm"]) == len(result.supports["grfl"]) == 2
+    assert result.off_target() == {}
+    with pytest.raises(ValueError, match="at least 1|k"):
+        fit_at_k("grfl", data, 0)
+
+
+def test_a_method_without_a_count_knob_is_searched_through_its_cap(monkeypatch):
+    """A method whose only integer knob is a cap on what it learns (GrFL without k) is
+    searched for k input features within a bound on its fits, and a count it cannot reach is
+    returned as the nearest, not hidden."""
     from explorer.methods import GrFL
+
+    class CappedGrFL(GrFL):
+        def __init__(self, max_features: int = 100, random_state: int | None = 0):
+            super().__init__(max_features=max_features, random_state=random_state)
 
     caps = []
     fit = GrFL.fit
@@ -143,7 +160,7 @@ def test_agreement_takes_grfl_through_its_cap(monkeypatch):
 
     monkeypatch.setattr(GrFL, "fit", counted)
     data = make("xor").split(test_size=0.3, seed=0)
-    est, setting = fit_at_k("grfl", data, 10)
+    est, setting = fit_at_k(CappedGrFL, data, 10)
     assert est.n_selected_ == 10 and setting == {"max_features": est.max_features}
     assert 1 <= len(caps) <= MAX_COUNT_FITS
     # the search's answer is a cold fit at that cap
@@ -151,13 +168,10 @@ def test_agreement_takes_grfl_through_its_cap(monkeypatch):
     assert cold.n_selected_ == 10
 
     caps.clear()
-    est, setting = fit_at_k("grfl", data, 2, max_fits=3)  # one Fourier pair spans 3 inputs here
+    est, setting = fit_at_k(CappedGrFL, data, 2, max_fits=3)  # one pair spans 3 inputs here
     assert len(caps) <= 3 and est.n_selected_ > 2
-    result = agreement(["fgm", "grfl"], "xor", k=2)
-    assert len(result.supports["fgm"]) == 2
-    assert result.off_target() == {"grfl": len(result.supports["grfl"])}
     with pytest.raises(ValueError, match="at least 1"):
-        fit_at_k("grfl", data, 0)
+        fit_at_k(CappedGrFL, data, 0)
 
 
 def test_the_interval_is_clipped_to_the_range_of_phi():

@@ -46,9 +46,12 @@ from ..features import (
     median_bandwidth,
 )
 from ..optim import OuterStep, OuterStopping, Stopping, WarmStart, cutting_plane, make_loss
+from . import knowledge as _knowledge
 from .base import BaseSelector, Recorder, register
+from .records import FitStopped
 
 COARSE_KKT = 1e-1  # KKT residual (relative to λ) of the masters inside the loop
+ELIMINATION_KEEP = 0.5  # share of the inputs kept by each round of k's backward elimination
 
 
 @register("grfl")
@@ -88,7 +91,13 @@ class GrFL(BaseSelector):
     input_threshold : float
         Fraction of the largest input importance that ``get_support`` keeps.
     warm_start : bool
-        Keep the generated features and weights for the next fit.
+        Keep the generated features and weights for the next fit (not with ``k``).
+    k : int or None
+        Number of input variables the model uses. GrFL's own sparsity is over generated
+        features, each of which mixes every input; with k set, a backward elimination by
+        ``input_importance_`` (half of the inputs left per round, ⌈log₂(d/k)⌉ fits) leaves k,
+        and the model is fitted on them alone (``elimination_``: the inputs left after each
+        round). None: every input, ``get_support`` by ``input_threshold``.
     always_include, exclude, penalty_factor, positive
         What the user knows, keyword-only (:mod:`explorer.methods.knowledge`): features
         always in, never in, a factor per feature, non-negative weights. GrFL honours
@@ -164,6 +173,10 @@ class GrFL(BaseSelector):
         ParamSpec("random_state", "seed", 0, "int", 0, 2**31 - 1, nullable=True),
         ParamSpec("input_threshold", "input threshold", 0.5, "float", 0.0, 1.0, live=False),
         ParamSpec("warm_start", "warm start", False, "bool", live=False),
+        ParamSpec("k", "k (inputs)", None, "int", 1, 100000, log=True, nullable=True,
+                  live=False, bound="n_features",
+                  help="number of input variables the model uses: backward elimination by "
+                       "input importance (None: those above the input threshold)"),
     )
 
     def __init__(self, family: str = "fourier", lam: float | None = None,
@@ -171,7 +184,7 @@ class GrFL(BaseSelector):
                  n_candidates: int = 50, bandwidths=None, max_features: int = 100,
                  solver: str = "fista", tol: float = 1e-4, random_state: int | None = 0,
                  image_shape=None, input_threshold: float = 0.5, warm_start: bool = False,
-                 max_inner: int = 5000,
+                 max_inner: int = 5000, k: int | None = None,
                  *, always_include=None, exclude=None, penalty_factor=None,
                  positive: bool = False):
         self._set_knowledge(always_include, exclude, penalty_factor, positive)
@@ -190,6 +203,7 @@ class GrFL(BaseSelector):
         self.image_shape = image_shape
         self.input_threshold = input_threshold
         self.warm_start = warm_start
+        self.k = k
 
     @property
     def _task(self) -> str:
@@ -238,6 +252,67 @@ class GrFL(BaseSelector):
                                  f"{list(np.asarray(self.bandwidths).ravel())}")
 
     # ------------------------------------------------------------------ fit
+    def fit(self, X, y, *, callback=None, **fit_params):
+        """Fit on ``X`` and ``y`` (:meth:`BaseSelector.fit`); with ``k`` set, on the k inputs
+        a backward elimination keeps (:meth:`_fit_inputs`)."""
+        if self.k is None:
+            return super().fit(X, y, callback=callback, **fit_params)
+        return self._fit_inputs(X, y, callback, fit_params)
+
+    def _fit_inputs(self, X, y, callback, fit_params):
+        """``k`` inputs by backward elimination: GrFL is fitted on the inputs left, which keep
+        the ``ELIMINATION_KEEP`` share (at least k) of largest ``input_importance_``, until k
+        are left (⌈log₂(d/k)⌉ fits from d inputs); the model is then fitted on those k alone,
+        as with ``exclude`` on the others, and uses every one of them (``input_threshold``
+        plays no part). The rounds report progress to the callback and stop on request
+        (:class:`~explorer.methods.records.FitStopped`: no model yet)."""
+        from sklearn.base import clone
+
+        self._validate_params_against_specs()
+        if self.family == "gabor" or self.image_shape is not None or \
+                fit_params.get("image_shape") is not None:
+            raise ValueError("GrFL: k picks input variables, and Gabor features need the whole "
+                             "image; use the Fourier family, or k=None")
+        d = self._validate_X(X, reset=True).shape[1]
+        know = _knowledge.resolve(self, d, getattr(self, "feature_names_in_", None))
+        cols = know.allowed if know is not None else np.arange(d)
+        k = int(self.k)
+        if k > cols.size:
+            raise ValueError(f"GrFL: k={k} is larger than the {cols.size} input variables "
+                             "it may use")
+        rounds, passes = [int(cols.size)], 0.0
+        progress = getattr(callback, "progress", None)
+        cancelled = getattr(callback, "cancelled", None)
+        while cols.size > k:
+            keep = max(k, int(np.ceil(cols.size * ELIMINATION_KEEP)))
+            if callable(progress):
+                progress(f"keeping {keep} of {cols.size} inputs",
+                         (len(rounds) - 1) / max(1.0, np.log2(rounds[0] / k) + 1.0))
+            if callable(cancelled) and cancelled():
+                raise FitStopped("GrFL was stopped while choosing its k inputs, before its "
+                                 "first model")
+            member = self._on_inputs(clone(self), cols, d).fit(X, y, **fit_params)
+            passes += float(getattr(member, "n_passes_", 0.0))
+            order = np.argsort(-member.input_importance_[cols], kind="stable")[:keep]
+            cols = np.sort(cols[order])
+            rounds.append(int(cols.size))
+        final = self._on_inputs(clone(self).set_params(input_threshold=0.0), cols, d)
+        final.fit(X, y, callback=callback, **fit_params)
+        params = set(self.get_params(deep=False))
+        for name in [n for n in vars(self) if n not in params]:
+            del self.__dict__[name]  # an earlier fit's state
+        self.__dict__.update({n: v for n, v in vars(final).items() if n not in params})
+        self.n_passes_ = float(getattr(final, "n_passes_", 0.0)) + passes
+        self.elimination_ = rounds
+        return self
+
+    @staticmethod
+    def _on_inputs(member, cols, d):
+        """``member`` (a clone) set to fit on the inputs ``cols`` alone."""
+        others = np.setdiff1d(np.arange(d), cols)
+        return member.set_params(k=None, warm_start=False,
+                                 exclude=others if others.size else None)
+
     def _fit(self, X, y, recorder: Recorder, image_shape=None, feature_family=None, **_):
         """Algorithm 1 as FGM's outer loop (:func:`~explorer.optim.cutting_plane`) with one
         group per step, over a :class:`~explorer.features.SampledSpace` and the

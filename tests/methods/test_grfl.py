@@ -244,3 +244,79 @@ def test_small_lambda_matches_a_from_the_paper_reference(xor):
         predict = grfl_reference(xor.X, y, 0.003, sigma=median_bandwidth(xor.X), seed=10 + seed)
         reference.append(np.mean(predict(xor.X_test) == y_test))
     assert np.mean(ours) >= np.mean(reference) - 0.01, (ours, reference)
+
+
+# --------------------------------------------------------------- k input variables
+def test_k_gives_a_model_on_exactly_k_inputs():
+    """k=… leaves k inputs by backward elimination and fits the model on them alone: every
+    other input plays no part in what it predicts."""
+    ds = make_xor(n_samples=300, n_features=20, n_informative=2)
+    for k in (1, 3, 7):
+        est = GrFL(k=k, max_features=20).fit(ds.X, ds.y)
+        assert est.n_selected_ == k and est.get_support().sum() == k
+        assert est.elimination_[0] == 20 and est.elimination_[-1] == k
+        assert all(a > b for a, b in zip(est.elimination_, est.elimination_[1:]))
+        moved = ds.X_test.copy()
+        moved[:, ~est.get_support()] = 1e3
+        np.testing.assert_allclose(est.decision_function(moved),
+                                   est.decision_function(ds.X_test))
+
+
+def test_k_finds_a_planted_interaction_support():
+    """On the catalogue's planted products (10 relevant of 500) GrFL's inputs at k = 10 hold
+    most of the support; the inputs above its threshold without k hold few of them."""
+    from explorer.data import make
+
+    ds = make("interactions", seed=0)
+    est = GrFL(k=10).fit(ds.X, ds.y)
+    assert est.n_selected_ == 10
+    assert np.isin(est.selected_features_, ds.truth).sum() >= 5
+    free = GrFL().fit(ds.X, ds.y)
+    top = np.argsort(-free.input_importance_)[:10]
+    assert np.isin(top, ds.truth).sum() < np.isin(est.selected_features_, ds.truth).sum()
+
+
+def test_k_is_reproducible_and_keeps_excluded_inputs_out():
+    ds = make_xor(n_samples=300, n_features=20, n_informative=2)
+    a = GrFL(k=4, max_features=20, exclude=[0]).fit(ds.X, ds.y)
+    b = GrFL(k=4, max_features=20, exclude=[0]).fit(ds.X, ds.y)
+    assert 0 not in a.selected_features_ and a.n_selected_ == 4
+    np.testing.assert_array_equal(a.selected_features_, b.selected_features_)
+    np.testing.assert_array_equal(a.decision_function(ds.X_test), b.decision_function(ds.X_test))
+
+
+def test_k_reports_progress_and_stops_on_request():
+    from explorer.methods.records import FitStopped
+
+    ds = make_xor(n_samples=200, n_features=16, n_informative=2)
+
+    class Watch:
+        def __init__(self, stop):
+            self.stages, self.stop = [], stop
+
+        def __call__(self, record):
+            return True
+
+        def progress(self, stage, fraction):
+            self.stages.append((stage, fraction))
+
+        def cancelled(self):
+            return self.stop
+
+    watch = Watch(stop=False)
+    GrFL(k=2, max_features=10).fit(ds.X, ds.y, callback=watch)
+    assert watch.stages[0] == ("keeping 8 of 16 inputs", 0.0)
+    assert [f for _, f in watch.stages] == sorted(f for _, f in watch.stages)
+    with pytest.raises(FitStopped):
+        GrFL(k=2, max_features=10).fit(ds.X, ds.y, callback=Watch(stop=True))
+
+
+def test_k_refuses_what_it_cannot_do():
+    ds = make_xor(n_samples=100, n_features=6, n_informative=2)
+    with pytest.raises(ValueError, match="larger than the 5 input"):
+        GrFL(k=6, exclude=[0]).fit(ds.X, ds.y)
+    with pytest.raises(ValueError, match="Gabor"):
+        GrFL(k=2, family="gabor").fit(np.random.default_rng(0).normal(size=(40, 16)),
+                                      np.arange(40) % 2)
+    with pytest.raises(ValueError, match="k"):
+        GrFL(k=0).fit(ds.X, ds.y)

@@ -40,7 +40,7 @@ def make(name, **params):
     params = {**SMALL.get(name, {}), **params}
     if cls.sparsity_param == "m" and "k" in params:  # FS-Manifold counts its model by m
         params["m"] = params.pop("k")
-    if "k" in cls().get_params() and "k" not in params and name not in ("fgm", "fs-multi"):
+    if "k" in cls().get_params() and "k" not in params and name not in ("fgm", "fs-multi", "grfl"):
         params["k"] = 4
     return cls(**params)
 

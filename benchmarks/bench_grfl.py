@@ -242,13 +242,12 @@ def section_inputs(args, tables):
         for seed in range(seeds):
             ds = make(name, seed=seed, **params)
             k = len(ds.truth)
-            fits = (("GrFL k", lambda: GrFL(k=k)),
-                    ("GrFL top-k importance (no k)", lambda: GrFL()),
-                    ("FSA pwl + rbf_svm",
-                     lambda: FSA(k=k, basis="piecewise_linear", model="rbf_svm")))
-            for label, factory in fits:
+            fits = (("GrFL k", GrFL(k=k)),
+                    ("GrFL top-k importance (no k)", GrFL()),
+                    ("FSA pwl + rbf_svm", FSA(k=k, basis="piecewise_linear", model="rbf_svm")))
+            for label, est in fits:
                 start = time.perf_counter()
-                est = factory().fit(ds.X, ds.y)
+                est.fit(ds.X, ds.y)
                 elapsed = time.perf_counter() - start
                 chosen = est.selected_features_ if label != "GrFL top-k importance (no k)" \
                     else np.argsort(-est.input_importance_)[:k]

@@ -12,7 +12,10 @@ during the fit (sampled every 2 ms, so it includes what abess allocates in C++).
 Sets (``--sets``): fine-foods (4,000 + 1,000 reviews, tf-idf words, sparse), pd-speech (252 ×
 751 correlated speech features), grants (8,190 + 518 × 1,845), hepatic-injury (QSAR: 281
 compounds × 376 descriptors, any liver injury — mild or severe — against none), text-like (the
-sparse text-like generator, 2,000 × 10,000, 5 % positives).
+sparse text-like generator, 2,000 × 10,000, 5 % positives), and fine-foods-counts and
+text-like-counts: the same documents as raw word counts (``weighting="counts"``, what a
+CountVectorizer gives). "FGM (defaults)" is ``FGM(k=k)`` with nothing else set, what a user
+gets.
 
 Run: ``.venv/bin/python benchmarks/bench_real.py`` (``--quick``: 2 splits, k ∈ {10, 20},
 fine-foods and pd-speech; ``--methods "FGM refine"`` runs one method against abess, e.g.
@@ -38,12 +41,17 @@ from explorer.data import load, make
 from explorer.methods import L1SVM, Abess, FisherSVM, L1LogReg
 from explorer.metrics import auc
 
-SETS = ("fine-foods", "pd-speech", "grants", "hepatic-injury", "text-like")
+SETS = ("fine-foods", "pd-speech", "grants", "hepatic-injury", "text-like", "fine-foods-counts",
+        "text-like-counts")
 
 
 def _data(name):
     """All rows of the set (training and test) as one X, y with labels ±1."""
-    data = make("text-like") if name == "text-like" else load(name)
+    if name.endswith("-counts"):
+        name = name.removesuffix("-counts")
+        data = make(name, weighting="counts")
+    else:
+        data = make("text-like") if name == "text-like" else load(name)
     if data.X_test is not None:
         X = sp.vstack([data.X, data.X_test], format="csr") if sp.issparse(data.X) \
             else np.vstack([data.X, data.X_test])
@@ -59,6 +67,7 @@ def _data(name):
 def _methods(k: int, Cs):
     cv = {"C": "cv", "Cs": Cs, "cv": 3}
     return {
+        "FGM (defaults)": lambda: FGM(k=k),
         "FGM (paper)": lambda: FGM(k=k, **cv),
         "FGM refine": lambda: FGM(k=k, B=k, refine="auto", **cv),
         "FSA": lambda: FSA(k=k),
@@ -169,6 +178,8 @@ def main():
         tables.append(table)
     print(f"\ntotal {time.time() - start:.0f} s")
     suffix = "-quick" if args.quick else f"-{args.splits}splits" if args.splits != 5 else ""
+    if args.sets:  # a run on some sets never overwrites the run on all of them
+        suffix = "-" + "+".join(sets) + suffix
     save("real" + suffix, tables)
 
 

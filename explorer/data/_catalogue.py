@@ -109,6 +109,8 @@ def _breast_cancer_probes(n_probes: int = 60, seed: int = 0) -> Dataset:
     return with_probes(base, n_probes, seed=seed)
 
 
+_WEIGHTING = ParamSpec("weighting", "cells", "tfidf", "choice", choices=("tfidf", "counts"),
+                       live=False, help="tf-idf weights or raw word counts")
 SEED = ParamSpec("seed", "seed", 0, "int", 0, 2**31 - 1, help="random seed")
 _WEIGHT = ParamSpec("weighting", "weighting", "I", "choice", choices=("I", "II", "III"),
                     help="Type I: U(0,1); II: w^0.3 (flat); III: w^3 (sharp)")
@@ -136,7 +138,7 @@ def _entries() -> list[CatalogueEntry]:
         CatalogueEntry("fine-foods", rd.fine_foods,
                        "food reviews as tf-idf words (sparse text, great vs other)", "real",
                        (ParamSpec("min_df", "min reviews per word", 3, "int", 1, 100,
-                                  live=False),)),
+                                  live=False), _WEIGHTING)),
         CatalogueEntry("grants", rd.grants, "grant applications (8,190 × 1,500+, binary)",
                        "real"),
         CatalogueEntry("pd-speech", rd.pd_speech,
@@ -221,7 +223,7 @@ def _entries() -> list[CatalogueEntry]:
             "text-like", syn.make_text_like, "sparse text-like, 5% positives", "synthetic",
             (_size("n_samples", 2000, 50, 100000), _size("n_features", 10000, 100, 2000000),
              ParamSpec("positive_rate", "positives", 0.05, "float", 0.005, 0.5, log=True),
-             SEED)),
+             _WEIGHTING, SEED)),
     ]
     for pair in ("2v3", "3v8", "4v7"):
         entries.append(CatalogueEntry(

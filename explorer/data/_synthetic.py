@@ -389,10 +389,14 @@ def make_textures(n_per_class: int = 200, patch: int = 16, n_classes: int = 3,
 # ----------------------------------------------------------------------------- text-like
 def make_text_like(n_samples: int = 2000, n_features: int = 10000, words_per_doc: int = 60,
                    positive_rate: float = 0.05, n_informative: int = 50, boost: float = 8.0,
-                   n_test: int = 2000, seed: int = 0) -> Dataset:
-    """Sparse non-negative bag-of-words rows (Zipf word frequencies, ℓ2-normalised tf-idf-like),
-    ``positive_rate`` positives whose documents use ``n_informative`` words ``boost`` times more
-    often. Imbalanced and text-shaped, for FS-multi and FS-Manifold."""
+                   n_test: int = 2000, seed: int = 0, weighting: str = "tfidf") -> Dataset:
+    """Sparse non-negative bag-of-words rows (Zipf word frequencies), ``positive_rate``
+    positives whose documents use ``n_informative`` words ``boost`` times more often; cells
+    are ℓ2-normalised tf-idf-like weights (``weighting="tfidf"``) or the raw counts
+    (``"counts"``, the same documents). Imbalanced and text-shaped, for FS-multi and
+    FS-Manifold."""
+    if weighting not in ("tfidf", "counts"):
+        raise ValueError(f"weighting must be 'tfidf' or 'counts', got {weighting!r}")
     rng = _rng(seed)
     ranks = np.arange(1, n_features + 1)
     base = 1.0 / ranks**1.1
@@ -415,6 +419,8 @@ def make_text_like(n_samples: int = 2000, n_features: int = 10000, words_per_doc
         c = np.minimum(c, n_features - 1)
         X = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, n_features))
         X.sum_duplicates()
+        if weighting == "counts":
+            return X, y
         X.data = np.log1p(X.data)
         X = X @ sp.diags(idf)
         norms = np.sqrt(np.asarray(X.multiply(X).sum(1)).ravel())

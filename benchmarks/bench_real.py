@@ -178,8 +178,6 @@ def main():
         tables.append(table)
     print(f"\ntotal {time.time() - start:.0f} s")
     suffix = "-quick" if args.quick else f"-{args.splits}splits" if args.splits != 5 else ""
-    if args.sets:  # a run on some sets never overwrites the run on all of them
-        suffix = "-" + "+".join(sets) + suffix
     save("real" + suffix, tables)
 
 

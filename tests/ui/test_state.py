@@ -688,17 +688,25 @@ def test_a_url_asking_for_more_features_than_the_data_have_is_ignored_as_one_bel
         s.close()
 
 
-def test_a_finished_sweep_says_why_it_has_no_difference_to_show():
+def test_grfl_is_swept_at_k_and_paired_and_a_method_without_a_count_says_why(monkeypatch):
+    """GrFL is asked for k inputs (its ``k``): swept at the baselines' k and paired with them
+    fold for fold; a method that cannot be asked for k says why it has no difference."""
+    from explorer.ui import _sweeps
+
     s = ExplorerState(dataset="xor", live=False)
     try:
         s.set_dataset_param("n_samples", 200)
         s.set_dataset_param("n_features", 6)
-        s.method = "grfl"  # swept over its own cap: nothing pairs with it at a k
+        s.method = "grfl"
         s.set_param("max_features", 3)
         s.baselines = ["fisher"]
         assert s.sweep(n_points=2)
         s.wait(240)
         assert s.sweeps.finished
+        table, verdicts, note = s.sweeps.differences("accuracy")
+        assert not table.empty and verdicts and note == ""
+        assert any("grfl" in v and "fisher" in v for v in verdicts)
+        monkeypatch.setattr(_sweeps, "counts_features", lambda name: name != "grfl")
         _, verdicts, note = s.sweeps.differences("accuracy")
         assert verdicts == [] and "grfl is swept over its own max_features" in note
     finally:

@@ -28,9 +28,10 @@ def test_stability_fills_in_phi_and_the_agreement(page: Page, server, server_log
     expect(page.locator(".btn-stability-stop button")).to_be_enabled()
     first = wait_for(lambda: re.search(r"Φ̂ = ([\d.]+) \(95 % interval ([\d.-]+) – ([\d.]+)\) "
                                        r"after (\d+)/50", text(page, ".stability-status")), 10)
-    # Φ̂ is shown while the resamples run, not only at the end (their speed is measured by
-    # benchmarks/bench_stability.py, not here)
-    assert 2 <= int(first.group(4)) < 50
+    # Φ̂ is shown from the first resamples on (their speed is measured by
+    # benchmarks/bench_stability.py, not here: on an idle host the first poll sees a count
+    # below 50, on a busy one the run may be done by then; the curve below keeps every count)
+    assert 2 <= int(first.group(4)) <= 50
     low, phi, high = float(first.group(2)), float(first.group(1)), float(first.group(3))
     assert low <= phi <= high
     line = wait_text(page, ".stability-status", "mean Jaccard", timeout=60)
@@ -38,6 +39,7 @@ def test_stability_fills_in_phi_and_the_agreement(page: Page, server, server_log
     curve = wait_for(lambda: page.evaluate(FIGURE, "Φ̂ and its 95 % interval"), 10)
     xs = [v for g in curve["glyphs"] for v in g["cols"].get("resamples", [])]
     assert max(xs) == 50 and curve["y"][0] < 0 < 1 < curve["y"][1]
+    assert len({x for x in xs if x < 50}) >= 3  # drawn as the resamples came, not once
     wait_for(lambda: page.evaluate(FIGURE, "selection frequency on the image grid"), 10)
     lists = wait_text(page, ".agreement-lists", "Jaccard", timeout=30)
     assert "fgm" in lists and "l1-svm" in lists and "only fgm" in lists
